@@ -1,0 +1,21 @@
+'use strict';
+
+// Loads the native addon. A package that fails to build must not break the
+// application: without the addon every call takes Node's own path, and
+// stats().reasons['no-addon'] counts them.
+
+const path = require('node:path');
+
+let binding = null;
+let loadError = null;
+
+try {
+  binding = require('node-gyp-build')(path.join(__dirname, '..'));
+  binding.results = new Float64Array(4);
+  binding.setResults(binding.results);
+} catch (err) {
+  binding = null;
+  loadError = err;
+}
+
+module.exports = { binding, loadError };

@@ -1,0 +1,157 @@
+'use strict';
+
+// fastResponse.end(res, data[, encoding][, callback]): Node's
+// `res.end(data, encoding, callback)` with the head rendered natively and
+// head and body sent with one writev(2). Anything the fast path does not
+// cover goes to Node's own end() with the same arguments.
+
+const {
+  ServerResponse,
+  STATUS_CODES,
+  nodeEnd,
+  nodeWriteHead,
+  nodeImplicitHeader,
+  kOutHeaders,
+  uniqueHeadersOf,
+} = require('./node-internals');
+const w = require('./write');
+
+const { binding, results } = w;
+const NO_FIELDS = [];
+
+function isCookieField(name) {
+  return name.length === 6 && name.toLowerCase() === 'cookie';
+}
+
+/**
+ * The header fields set with setHeader(), flattened to [name, value, ...]
+ * strings the way _storeHeader()'s processHeader() walks them, or null when
+ * the server's `uniqueHeaders` option changes how arrays are joined.
+ */
+function flattenHeaderMap(res, map) {
+  const fields = [];
+  for (const key in map) {
+    const entry = map[key];
+    const name = entry[0];
+    const value = entry[1];
+    if (typeof value === 'string') {
+      fields.push(name, value);
+    } else if (Array.isArray(value)) {
+      const unique = uniqueHeadersOf(res);
+      if (unique) return null;
+      if (value.length < 2 || !isCookieField(name)) {
+        for (let i = 0; i < value.length; i++) fields.push(name, '' + value[i]);
+      } else {
+        fields.push(name, value.join('; '));
+      }
+    } else {
+      fields.push(name, '' + value);
+    }
+  }
+  return fields;
+}
+
+function fallback(res, reason, data, encoding, callback) {
+  w.countFallback(reason);
+  return nodeEnd.call(res, data, encoding, callback);
+}
+
+/**
+ * Node's `res.end(data, encoding, callback)`, fast. See index.js for the
+ * public documentation.
+ *
+ * @param {import('http').ServerResponse} res
+ * @param {string|Uint8Array} data
+ * @param {string|Function} [encoding]
+ * @param {Function} [callback]
+ * @returns {import('http').ServerResponse}
+ */
+function end(res, data, encoding, callback) {
+  let chunk = data;
+  let enc = encoding;
+  let cb = callback;
+  if (typeof enc === 'function') {
+    cb = enc;
+    enc = undefined;
+  }
+  let kind = w.bodyKind(chunk, enc);
+  if (typeof kind === 'string') return fallback(res, kind, data, encoding, callback);
+  if (kind === -1) {
+    chunk = w.toBytes(chunk, enc);
+    if (chunk === null) return fallback(res, 'encoding', data, encoding, callback);
+    kind = w.BODY_BYTES;
+  }
+  const fd = w.directFd(res);
+  if (typeof fd === 'string') return fallback(res, fd, data, encoding, callback);
+
+  // A head rendered by writeHead() but not sent yet: write it as it is.
+  if (res._header !== null) return endRendered(res, fd, chunk, kind, cb);
+
+  // writeHead() replaced on the response (on-headers, compression, ...):
+  // Node's end() calls it through _implicitHeader(), so let it render.
+  if (res.writeHead !== nodeWriteHead || res._implicitHeader !== nodeImplicitHeader) {
+    res._contentLength = (kind & 3) === w.BODY_BYTES ?
+      chunk.byteLength :
+      Buffer.byteLength(chunk, (kind & 3) === w.BODY_UTF8 ? 'utf8' : 'latin1');
+    res._implicitHeader();
+    const again = w.directFd(res);
+    if (typeof again === 'string' || res._header === null) {
+      return fallback(res, typeof again === 'string' ? again : 'no-head', data, encoding, callback);
+    }
+    return endRendered(res, again, chunk, kind, cb);
+  }
+
+  // What _implicitHeader() -> writeHead(this.statusCode) -> _storeHeader()
+  // do, with the head rendered by src/head.cc.
+  const statusCode = res.statusCode | 0;
+  if (statusCode < 100 || statusCode > 999) {
+    return fallback(res, 'invalid', data, encoding, callback);
+  }
+  const map = kOutHeaders === undefined ? null : res[kOutHeaders];
+  const fields = map === null ? NO_FIELDS : flattenHeaderMap(res, map);
+  if (fields === null) return fallback(res, 'unique-headers', data, encoding, callback);
+  const seconds = w.keepAliveSeconds(res);
+  const max = w.maxRequests(res);
+  if (seconds !== seconds || max !== max) {
+    return fallback(res, 'keep-alive-value', data, encoding, callback);
+  }
+
+  if (!res.statusMessage) res.statusMessage = STATUS_CODES[statusCode] || 'unknown';
+  res.statusCode = statusCode;
+  if (statusCode === 204 || statusCode === 304 || (statusCode >= 100 && statusCode <= 199)) {
+    res._hasBody = false;
+  }
+  if (res._expect_continue && !res._sent100) res.shouldKeepAlive = false;
+  const reason = res.statusMessage;
+
+  // Without a body (HEAD, 204, 304) only the head goes out, as latin1; the
+  // body's kind is still passed: `_contentLength` is its byte length.
+  const hasBody = res._hasBody;
+  const header = binding.writeResponse(
+    fd, statusCode, typeof reason === 'string' ? reason : '' + reason,
+    fields, fields.length >> 1, w.stateBits(res), seconds, max,
+    chunk, hasBody ? kind : (kind & 3), typeof chunk === 'string' ? chunk.length : 0);
+  if (header === undefined) {
+    return fallback(res, results[0] === w.INVALID ? 'invalid' : 'head-fields',
+                    data, encoding, callback);
+  }
+  const remaining = results[0];
+  // write_(): `_contentLength` is the body's byte length, unless a
+  // Content-Length field says otherwise.
+  res._contentLength = results[2];
+  w.applyHead(res, header, fields);
+  return w.complete(res, res.socket, results[3], remaining, chunk,
+                    hasBody ? kind : w.BODY_NONE, cb);
+}
+
+function endRendered(res, fd, chunk, kind, callback) {
+  // Without a body only the head goes out, as latin1 (Node's `_send('')`).
+  const bodyFlags = res._hasBody ? kind : w.BODY_NONE;
+  const remaining = binding.writeRendered(
+    fd, res._header, chunk, bodyFlags,
+    typeof chunk === 'string' ? chunk.length : 0);
+  return w.complete(res, res.socket, results[3], remaining, chunk,
+                    bodyFlags, callback);
+}
+
+module.exports = { end, ServerResponse };

@@ -1,0 +1,327 @@
+'use strict';
+
+// send(), template() and json(): status, header fields and body in one call,
+// the head validated and rendered by src/head.cc without Node's per-response
+// header map.
+
+const {
+  STATUS_CODES,
+  nodeEnd,
+  kOutHeaders,
+  uniqueHeadersOf,
+  throwLikeWriteHead,
+} = require('./node-internals');
+const { end } = require('./end');
+const w = require('./write');
+
+const { binding, results } = w;
+
+function isCookieField(name) {
+  return name.length === 6 && name.toLowerCase() === 'cookie';
+}
+
+/**
+ * The `headers` argument of writeHead() (a plain object, a flat
+ * [name, value, ...] array or an array of [name, value] pairs) flattened to
+ * [name, value, ...] strings the way _storeHeader()'s processHeader() walks
+ * it. Returns null for anything Node would reject before rendering (then
+ * Node itself is left to throw) and `{ fields, arrays }` otherwise; `arrays`
+ * tells whether a value was an array (the server's `uniqueHeaders` option
+ * joins those differently).
+ */
+function flattenHeaders(headers) {
+  const fields = [];
+  let arrays = false;
+  const add = (name, value) => {
+    if (typeof name !== 'string' || value === undefined) return false;
+    if (Array.isArray(value)) {
+      arrays = true;
+      if (value.length < 2 || !isCookieField(name)) {
+        for (let i = 0; i < value.length; i++) {
+          if (value[i] === undefined) return false;
+          fields.push(name, '' + value[i]);
+        }
+      } else {
+        fields.push(name, value.join('; '));
+      }
+    } else {
+      fields.push(name, typeof value === 'string' ? value : '' + value);
+    }
+    return true;
+  };
+  if (headers === undefined || headers === null) return { fields, arrays };
+  if (Array.isArray(headers)) {
+    if (headers.length !== 0 && Array.isArray(headers[0])) {
+      for (let i = 0; i < headers.length; i++) {
+        const entry = headers[i];
+        if (!Array.isArray(entry) || !add(entry[0], entry[1])) return null;
+      }
+    } else {
+      if (headers.length % 2 !== 0) return null;
+      for (let i = 0; i < headers.length; i += 2) {
+        if (!add(headers[i], headers[i + 1])) return null;
+      }
+    }
+    return { fields, arrays };
+  }
+  if (typeof headers !== 'object') return null;
+  for (const name in headers) {
+    if (Object.prototype.hasOwnProperty.call(headers, name) && !add(name, headers[name])) {
+      return null;
+    }
+  }
+  return { fields, arrays };
+}
+
+function statusHasBody(statusCode) {
+  return !(statusCode === 204 || statusCode === 304 ||
+           (statusCode >= 100 && statusCode <= 199));
+}
+
+function hasFieldNamed(headers, lowerNames) {
+  if (headers === undefined || headers === null || typeof headers !== 'object') {
+    return false;
+  }
+  const check = (name) => typeof name === 'string' && lowerNames.includes(name.toLowerCase());
+  if (Array.isArray(headers)) {
+    if (headers.length !== 0 && Array.isArray(headers[0])) {
+      return headers.some((entry) => Array.isArray(entry) && check(entry[0]));
+    }
+    for (let i = 0; i < headers.length; i += 2) if (check(headers[i])) return true;
+    return false;
+  }
+  return Object.keys(headers).some(check);
+}
+
+const FRAMING_FIELDS = ['content-length', 'transfer-encoding'];
+
+/**
+ * `headers` plus `Content-Length: <byte length of data>` after the given
+ * fields, where the response has a body and neither the headers nor the
+ * response's own header map say how the body is framed. Malformed headers
+ * are returned as they are, so that writeHead() throws its own error.
+ */
+function withContentLength(res, statusCode, headers, data) {
+  if (!res._hasBody || !statusHasBody(statusCode | 0)) return headers;
+  let length;
+  if (data === undefined || data === null || data === '') length = 0;
+  else if (typeof data === 'string') length = Buffer.byteLength(data);
+  else if (data instanceof Uint8Array) length = data.byteLength;
+  else return headers;
+  if (hasFieldNamed(headers, FRAMING_FIELDS)) return headers;
+  if (typeof res.hasHeader === 'function' &&
+      (res.hasHeader('content-length') || res.hasHeader('transfer-encoding'))) {
+    return headers;
+  }
+  if (headers === undefined || headers === null) return { 'Content-Length': length };
+  if (Array.isArray(headers)) {
+    if (headers.length !== 0 && Array.isArray(headers[0])) {
+      return [...headers, ['Content-Length', length]];
+    }
+    return headers.length % 2 === 0 ? [...headers, 'Content-Length', length] : headers;
+  }
+  if (typeof headers !== 'object') return headers;
+  return { ...headers, 'Content-Length': length };
+}
+
+/** Node's own path for send(): writeHead() with Content-Length, then end(). */
+function sendWithNode(res, statusCode, headers, data, reason) {
+  if (reason !== undefined) w.countFallback(reason);
+  res.writeHead(statusCode, withContentLength(res, statusCode, headers, data));
+  if (data === undefined || data === null || data === '') return nodeEnd.call(res);
+  return end(res, data);
+}
+
+/** Body kind of send()'s `data` (no encoding argument: strings are UTF-8). */
+function sendBodyKind(data) {
+  if (data === undefined || data === null || data === '') return w.BODY_NONE;
+  if (typeof data === 'string') return w.BODY_UTF8 | w.HEAD_UTF8;
+  if (data instanceof Uint8Array) return data.byteLength === 0 ? w.BODY_NONE : w.BODY_BYTES;
+  return 'body-type';
+}
+
+/**
+ * What writeHead() does to the response before it renders (status code and
+ * message, no body for 204/304/1xx, no keep-alive after an unanswered
+ * `Expect: 100-continue`). Returns the reason phrase.
+ */
+function prepareStatus(res, statusCode) {
+  if (!res.statusMessage) res.statusMessage = STATUS_CODES[statusCode] || 'unknown';
+  res.statusCode = statusCode;
+  if (!statusHasBody(statusCode)) res._hasBody = false;
+  if (res._expect_continue && !res._sent100) res.shouldKeepAlive = false;
+  const reason = res.statusMessage;
+  return typeof reason === 'string' ? reason : '' + reason;
+}
+
+function finishSend(res, header, fields, data, kind) {
+  const remaining = results[0];
+  w.applyHead(res, header, fields, null);
+  return w.complete(res, res.socket, results[3], remaining, data,
+                    res._hasBody ? kind : w.BODY_NONE, undefined);
+}
+
+/**
+ * Sends a whole response: what `res.writeHead(statusCode, headers)` followed
+ * by `res.end(data)` does, with `Content-Length` added after the given fields
+ * when the response has a body and `headers` names neither Content-Length
+ * nor Transfer-Encoding. The head is validated and rendered natively,
+ * without Node's per-response header map; nothing is written before every
+ * field has passed Node's checks.
+ *
+ * @param {import('http').ServerResponse} res
+ * @param {number} statusCode 100-999.
+ * @param {Record<string, string|number|ReadonlyArray<string|number>>|
+ *   ReadonlyArray<string|number>|null} [headers] A plain object, or a flat
+ *   array `[name, value, name, value, ...]` as writeHead() accepts.
+ * @param {string|Buffer|Uint8Array} [data] The body; strings as UTF-8.
+ * @returns {import('http').ServerResponse} `res`.
+ * @throws {RangeError} ERR_HTTP_INVALID_STATUS_CODE
+ * @throws {TypeError} ERR_INVALID_HTTP_TOKEN, ERR_HTTP_INVALID_HEADER_VALUE,
+ *   ERR_INVALID_CHAR, ERR_INVALID_ARG_VALUE, ERR_INVALID_ARG_TYPE, as
+ *   writeHead() and end() throw them.
+ * @throws {Error} ERR_HTTP_HEADERS_SENT when the head was already rendered.
+ */
+function send(res, statusCode, headers, data) {
+  if (res._header || (kOutHeaders !== undefined && res[kOutHeaders] !== null)) {
+    // writeHead() throws, or merges with setHeader()'s fields: Node's path.
+    return sendWithNode(res, statusCode, headers, data, res._header ? 'head-rendered' : 'header-map');
+  }
+  const code = statusCode | 0;
+  if (code < 100 || code > 999) return sendWithNode(res, statusCode, headers, data, 'invalid');
+  const flat = flattenHeaders(headers);
+  if (flat === null) return sendWithNode(res, statusCode, headers, data, 'invalid');
+  if (flat.arrays && uniqueHeadersOf(res)) {
+    return sendWithNode(res, statusCode, headers, data, 'unique-headers');
+  }
+  const kind = sendBodyKind(data);
+  if (typeof kind === 'string') return sendWithNode(res, statusCode, headers, data, kind);
+  const fd = w.directFd(res);
+  if (typeof fd === 'string') return sendWithNode(res, statusCode, headers, data, fd);
+  const seconds = w.keepAliveSeconds(res);
+  const max = w.maxRequests(res);
+  if (seconds !== seconds || max !== max) {
+    return sendWithNode(res, statusCode, headers, data, 'keep-alive-value');
+  }
+
+  const reason = prepareStatus(res, code);
+  const { fields } = flat;
+  const header = binding.writeResponse(
+    fd, code, reason, fields, fields.length >> 1,
+    w.stateBits(res) | w.VALIDATE | w.CONTENT_LENGTH_AS_FIELD, seconds, max,
+    data, res._hasBody ? kind : w.BODY_NONE, typeof data === 'string' ? data.length : 0);
+  if (header === undefined) {
+    return sendWithNode(res, statusCode, headers, data,
+                        results[0] === w.INVALID ? 'invalid' : 'head-fields');
+  }
+  return finishSend(res, header, fields, data, kind);
+}
+
+/**
+ * Validates and renders the fixed part of a head once (status line and
+ * header fields) and returns an object whose `send(res, data)` does what
+ * `send(res, statusCode, headers, data)` does. Per response only `Date`,
+ * `Connection`/`Keep-Alive` and `Content-Length` are added, following the
+ * response's `sendDate`, keep-alive state and the server's
+ * `keepAliveTimeout`. The headers are copied: changing the object later does
+ * not change the template. Safe to share across requests and servers of one
+ * thread.
+ *
+ * @param {number} statusCode 100-999.
+ * @param {Record<string, string|number|ReadonlyArray<string|number>>|
+ *   ReadonlyArray<string|number>|null} [headers]
+ * @returns {{ statusCode: number, send(res: import('http').ServerResponse,
+ *   data?: string|Uint8Array): import('http').ServerResponse }}
+ * @throws What writeHead(statusCode, headers) throws for the same arguments
+ *   (ERR_HTTP_INVALID_STATUS_CODE, ERR_INVALID_HTTP_TOKEN,
+ *   ERR_HTTP_INVALID_HEADER_VALUE, ERR_INVALID_CHAR, ERR_INVALID_ARG_VALUE).
+ */
+function template(statusCode, headers) {
+  // Node itself judges the arguments, on a response that has no socket.
+  throwLikeWriteHead(statusCode, headers);
+  const code = statusCode | 0;
+  const snapshot = Array.isArray(headers) ? headers.slice() :
+    (headers === undefined || headers === null ? headers : { ...headers });
+  const flat = flattenHeaders(snapshot);
+  const reason = STATUS_CODES[code] || 'unknown';
+  let prepared;
+  let fieldFlags = 0;
+  if (binding !== null && flat !== null) {
+    prepared = binding.compileTemplate(code, reason, flat.fields, flat.fields.length >> 1);
+    fieldFlags = results[1];
+  }
+  // Fields that make the fast path step aside every time (Transfer-Encoding,
+  // Trailer, Expect, non-ASCII Content-Disposition): src/head.h.
+  const alwaysNode = prepared === undefined || (fieldFlags & w.FALLBACK_FIELDS) !== 0;
+  const fields = flat === null ? [] : flat.fields;
+  const arrays = flat !== null && flat.arrays;
+
+  function sendTemplate(res, data) {
+    if (alwaysNode || res._header ||
+        (kOutHeaders !== undefined && res[kOutHeaders] !== null) ||
+        (res.statusMessage && res.statusMessage !== reason) ||
+        (arrays && uniqueHeadersOf(res))) {
+      return sendWithNode(res, code, snapshot, data, 'template-node-path');
+    }
+    const kind = sendBodyKind(data);
+    if (typeof kind === 'string') return sendWithNode(res, code, snapshot, data, kind);
+    const fd = w.directFd(res);
+    if (typeof fd === 'string') return sendWithNode(res, code, snapshot, data, fd);
+    const seconds = w.keepAliveSeconds(res);
+    const max = w.maxRequests(res);
+    if (seconds !== seconds || max !== max) {
+      return sendWithNode(res, code, snapshot, data, 'keep-alive-value');
+    }
+    prepareStatus(res, code);
+    const header = binding.writeTemplate(
+      fd, prepared, fieldFlags, w.stateBits(res) | w.CONTENT_LENGTH_AS_FIELD,
+      seconds, max, data, res._hasBody ? kind : w.BODY_NONE,
+      typeof data === 'string' ? data.length : 0);
+    if (header === undefined) return sendWithNode(res, code, snapshot, data, 'head-fields');
+    return finishSend(res, header, fields, data, kind);
+  }
+
+  return Object.freeze({ statusCode: code, send: sendTemplate });
+}
+
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * `send(res, statusCode, headers, JSON.stringify(value))` with
+ * `Content-Type: application/json; charset=utf-8` first, unless `headers`
+ * name a Content-Type of their own.
+ *
+ * @param {import('http').ServerResponse} res
+ * @param {number} statusCode
+ * @param {unknown} value Anything JSON.stringify() turns into a string.
+ * @param {Record<string, string|number|ReadonlyArray<string|number>>|
+ *   ReadonlyArray<string|number>|null} [headers]
+ * @returns {import('http').ServerResponse}
+ * @throws {TypeError} ERR_INVALID_ARG_VALUE when `value` has no JSON text
+ *   (undefined, a function, a symbol); JSON.stringify()'s own TypeError for
+ *   cycles and BigInt; send()'s errors.
+ */
+function json(res, statusCode, value, headers) {
+  const body = JSON.stringify(value);
+  if (typeof body !== 'string') {
+    const err = new TypeError(
+      `The argument 'value' is invalid. Received ${typeof value}: it has no JSON representation`);
+    err.code = 'ERR_INVALID_ARG_VALUE';
+    throw err;
+  }
+  let merged;
+  if (hasFieldNamed(headers, ['content-type'])) {
+    merged = headers;
+  } else if (Array.isArray(headers)) {
+    merged = headers.length !== 0 && Array.isArray(headers[0]) ?
+      [['Content-Type', JSON_CONTENT_TYPE], ...headers] :
+      ['Content-Type', JSON_CONTENT_TYPE, ...headers];
+  } else if (headers === undefined || headers === null) {
+    merged = ['Content-Type', JSON_CONTENT_TYPE];
+  } else {
+    merged = { 'Content-Type': JSON_CONTENT_TYPE, ...headers };
+  }
+  return send(res, statusCode, merged, body);
+}
+
+module.exports = { send, template, json, withContentLength, flattenHeaders };

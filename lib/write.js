@@ -1,0 +1,314 @@
+'use strict';
+
+// The part every fast call shares: may this response be written directly,
+// how is the body handed to the addon, and what happens once the bytes are
+// out (or only partly out). The head rendering lives in src/head.cc.
+
+const { binding } = require('./binding');
+const { nodeEnd, kRejectNonStandardBodyWrites } = require('./node-internals');
+
+// Body kinds and flags, as src/addon.cc reads `bodyFlags`.
+const BODY_NONE = 0;
+const BODY_UTF8 = 1;
+const BODY_LATIN1 = 2;
+const BODY_BYTES = 3;
+const HEAD_UTF8 = 4;
+
+// `stateBits`, as src/addon.cc reads them.
+const SEND_DATE = 1 << 0;
+const SHOULD_KEEP_ALIVE = 1 << 1;
+const USE_CHUNKED_BY_DEFAULT = 1 << 2;
+const HAS_BODY = 1 << 3;
+const REMOVED_CONNECTION = 1 << 4;
+const REMOVED_CONTENT_LENGTH = 1 << 5;
+const REMOVED_TRANSFER_ENCODING = 1 << 6;
+const MAX_REQUESTS_REACHED = 1 << 7;
+const LAST = 1 << 8;
+const KEEP_ALIVE_TIMEOUT_SET = 1 << 9;
+const VALIDATE = 1 << 10;
+const CONTENT_LENGTH_AS_FIELD = 1 << 11;
+
+// Result bits (results[1]) and the FieldFlag bits of src/head.h above them.
+const RESULT_LAST = 1 << 0;
+const RESULT_CHUNKED = 1 << 1;
+const RESULT_SHOULD_KEEP_ALIVE = 1 << 2;
+const FIELD_SHIFT = 8;
+const FIELD_CONNECTION = 1 << (FIELD_SHIFT + 0);
+const FIELD_CONTENT_LENGTH = 1 << (FIELD_SHIFT + 2);
+const FIELD_KEEP_ALIVE = 1 << (FIELD_SHIFT + 8);
+
+// FieldFlag bits (src/head.h) that make the fast path step aside:
+// Transfer-Encoding, Expect, Trailer, non-ASCII Content-Disposition.
+const FALLBACK_FIELDS = (1 << 3) | (1 << 6) | (1 << 7) | (1 << 9);
+
+// results[0] when nothing was written.
+const INVALID = -1;
+
+const results = binding === null ? new Float64Array(4) : binding.results;
+
+// ---------------------------------------------------------------------------
+// Statistics: per thread, like everything in this module.
+
+let fastWrites = 0;
+let partialWrites = 0;
+let fallbacks = 0;
+let reasons = { __proto__: null };
+
+function countFallback(reason) {
+  fallbacks++;
+  reasons[reason] = (reasons[reason] || 0) + 1;
+}
+
+function stats() {
+  return {
+    fast: fastWrites,
+    partial: partialWrites,
+    fallback: fallbacks,
+    reasons: { ...reasons },
+  };
+}
+
+function resetStats() {
+  fastWrites = 0;
+  partialWrites = 0;
+  fallbacks = 0;
+  reasons = { __proto__: null };
+}
+
+// ---------------------------------------------------------------------------
+// When the fast path may run (DESIGN.md, "The fast path and its fallback").
+
+/**
+ * Returns the socket's file descriptor when `res` may be written directly,
+ * or a fallback reason (a string).
+ */
+function directFd(res) {
+  if (binding === null) return 'no-addon';
+  if (res.finished || res.destroyed) return 'finished';
+  if (res._headerSent) return 'head-sent';
+  if (res.strictContentLength) return 'strict-content-length';
+  if (res.chunkedEncoding) return 'chunked';
+  if (res.outputData.length !== 0) return 'queued';
+  const socket = res.socket;
+  if (socket === null || socket === undefined || socket._httpMessage !== res) {
+    return 'not-current';
+  }
+  if (socket.encrypted) return 'tls';
+  if (socket.destroyed || !socket.writable) return 'socket-closed';
+  if (socket.writableLength !== 0 || socket.writableCorked !== 0) {
+    return 'socket-busy';
+  }
+  const handle = socket._handle;
+  if (handle === null || handle === undefined) return 'no-fd';
+  if (handle.writeQueueSize !== 0) return 'socket-busy';
+  const fd = handle.fd;
+  if (typeof fd !== 'number' || fd < 0) return 'no-fd';
+  if (!res._hasBody && kRejectNonStandardBodyWrites !== undefined &&
+      res[kRejectNonStandardBodyWrites]) {
+    return 'body-not-allowed';
+  }
+  return fd;
+}
+
+/**
+ * Classifies a body for the addon. Returns the body kind (BODY_*, with
+ * HEAD_UTF8 where Node sends `_header + chunk` as one UTF-8 string), or -1
+ * when the encoding is one this package converts first (see toBytes), or a
+ * fallback reason.
+ */
+function bodyKind(chunk, encoding) {
+  if (typeof chunk === 'string') {
+    if (chunk.length === 0) return 'empty-body';
+    // lib/_http_outgoing.js _send(): `encoding === 'utf8' || !encoding`
+    // concatenates the head to the body, so the head is UTF-8 encoded too.
+    if (!encoding || encoding === 'utf8') return BODY_UTF8 | HEAD_UTF8;
+    if (encoding === 'latin1' || encoding === 'binary' || encoding === 'ascii') {
+      return BODY_LATIN1;
+    }
+    if (typeof encoding === 'string') {
+      const lower = encoding.toLowerCase();
+      if (lower === 'utf8' || lower === 'utf-8') return BODY_UTF8;
+      if (lower === 'latin1' || lower === 'binary' || lower === 'ascii') {
+        return BODY_LATIN1;
+      }
+      if (Buffer.isEncoding(encoding)) return -1;
+    }
+    return 'encoding';
+  }
+  if (chunk instanceof Uint8Array) return BODY_BYTES;
+  return chunk ? 'body-type' : 'no-body';
+}
+
+/**
+ * A string in an encoding the addon does not write itself (hex, base64, ...)
+ * as bytes, or null when Node's Content-Length for it (Buffer.byteLength)
+ * would not match the bytes Node writes: that case is left to Node.
+ */
+function toBytes(chunk, encoding) {
+  const bytes = Buffer.from(chunk, encoding);
+  return bytes.length === Buffer.byteLength(chunk, encoding) ? bytes : null;
+}
+
+// ---------------------------------------------------------------------------
+// After the write.
+
+const kFastBytes = Symbol('fastResponse.bytesWritten');
+
+// socket.bytesWritten counts what libuv wrote. Bytes written here are added
+// by shadowing the handle's `bytesWritten`, once per connection.
+function countBytes(handle, n) {
+  if (handle[kFastBytes] === undefined) {
+    let proto = Object.getPrototypeOf(handle);
+    let descriptor;
+    while (proto !== null && descriptor === undefined) {
+      descriptor = Object.getOwnPropertyDescriptor(proto, 'bytesWritten');
+      proto = Object.getPrototypeOf(proto);
+    }
+    handle[kFastBytes] = 0;
+    if (descriptor !== undefined && typeof descriptor.get === 'function') {
+      const get = descriptor.get;
+      Object.defineProperty(handle, 'bytesWritten', {
+        __proto__: null,
+        configurable: true,
+        enumerable: descriptor.enumerable,
+        get() {
+          return get.call(this) + this[kFastBytes];
+        },
+      });
+    }
+  }
+  handle[kFastBytes] += n;
+}
+
+/**
+ * The bytes are out (or handed over): finish the response the way Node's own
+ * end() does, by letting Node's end() run with the head marked as sent. It
+ * then emits 'prefinish' now and 'finish' after the socket has taken the
+ * last byte, and the server's own 'finish' listener moves on to keep-alive,
+ * the next pipelined response or closing the connection.
+ *
+ * `remaining` bytes (a full socket buffer, EAGAIN, or an error that libuv is
+ * left to meet and report) go to socket.write(), where Node's backpressure
+ * and error handling take them.
+ */
+function complete(res, socket, written, remaining, chunk, kind, callback) {
+  res._headerSent = true;
+  if (remaining !== 0) {
+    partialWrites++;
+    handOver(socket, remaining, chunk, kind);
+  } else {
+    fastWrites++;
+  }
+  if (written > 0) {
+    countBytes(socket._handle, written);
+    socket._unrefTimer();
+  }
+  return nodeEnd.call(res, null, null, callback);
+}
+
+function handOver(socket, remaining, chunk, kind) {
+  if ((kind & 3) !== BODY_BYTES) {
+    socket.write(binding.pending());
+    return;
+  }
+  const bodyLength = chunk.byteLength;
+  if (remaining > bodyLength) {
+    socket.write(binding.pending());
+    socket.write(chunk);
+  } else {
+    binding.pending(); // lets the addon release its buffers
+    socket.write(remaining === bodyLength ?
+      chunk :
+      chunk.subarray(bodyLength - remaining));
+  }
+}
+
+/** Response state as src/addon.cc's `stateBits`, or a fallback reason. */
+function stateBits(res) {
+  let bits = 0;
+  if (res.sendDate) bits |= SEND_DATE;
+  if (res.shouldKeepAlive) bits |= SHOULD_KEEP_ALIVE;
+  if (res.useChunkedEncodingByDefault) bits |= USE_CHUNKED_BY_DEFAULT;
+  if (res._hasBody) bits |= HAS_BODY;
+  if (res._removedConnection) bits |= REMOVED_CONNECTION;
+  if (res._removedContLen) bits |= REMOVED_CONTENT_LENGTH;
+  if (res._removedTE) bits |= REMOVED_TRANSFER_ENCODING;
+  if (res.maxRequestsOnConnectionReached) bits |= MAX_REQUESTS_REACHED;
+  if (res._last) bits |= LAST;
+  if (res._keepAliveTimeout && res._defaultKeepAlive) bits |= KEEP_ALIVE_TIMEOUT_SET;
+  return bits;
+}
+
+/**
+ * `Math.floor(_keepAliveTimeout / 1000)` as _storeHeader() writes it, or
+ * NaN when it is not an integer the addon can print the way JavaScript does.
+ */
+function keepAliveSeconds(res) {
+  const t = res._keepAliveTimeout;
+  if (!t) return 0;
+  const s = Math.floor(t / 1000);
+  return Number.isSafeInteger(s) ? s : NaN;
+}
+
+/** `max=` of the Keep-Alive field, 0 for none, NaN for a non-integer. */
+function maxRequests(res) {
+  const m = res._maxRequestsPerSocket;
+  if (!(~~m > 0)) return 0;
+  return Number.isSafeInteger(m) ? m : NaN;
+}
+
+/**
+ * Applies what the addon's head rendering decided to the response, as
+ * writeHead() and _storeHeader() would have (results[1]).
+ */
+function applyHead(res, header, fields, contentLengthValue) {
+  const r = results[1];
+  res._header = header;
+  res._last = (r & RESULT_LAST) !== 0;
+  res.chunkedEncoding = (r & RESULT_CHUNKED) !== 0;
+  res.shouldKeepAlive = (r & RESULT_SHOULD_KEEP_ALIVE) !== 0;
+  if ((r & FIELD_CONNECTION) !== 0) res._removedConnection = false;
+  if ((r & FIELD_KEEP_ALIVE) !== 0) res._defaultKeepAlive = false;
+  if ((r & FIELD_CONTENT_LENGTH) !== 0) {
+    res._removedContLen = false;
+    res._contentLength = contentLengthValue === undefined ?
+      findContentLength(fields) : contentLengthValue;
+  }
+}
+
+// matchHeader(): `_contentLength = +value` of the last Content-Length field.
+function findContentLength(fields) {
+  let value = null;
+  for (let i = 0; i < fields.length; i += 2) {
+    const name = fields[i];
+    if (name.length === 14 && name.toLowerCase() === 'content-length') {
+      value = +fields[i + 1];
+    }
+  }
+  return value;
+}
+
+module.exports = {
+  binding,
+  results,
+  BODY_NONE,
+  BODY_UTF8,
+  BODY_LATIN1,
+  BODY_BYTES,
+  HEAD_UTF8,
+  VALIDATE,
+  CONTENT_LENGTH_AS_FIELD,
+  INVALID,
+  FALLBACK_FIELDS,
+  directFd,
+  bodyKind,
+  toBytes,
+  stateBits,
+  keepAliveSeconds,
+  maxRequests,
+  applyHead,
+  complete,
+  countFallback,
+  stats,
+  resetStats,
+};

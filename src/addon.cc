@@ -1,0 +1,646 @@
+// Node-API glue: takes JavaScript values apart, hands them to head.cc and
+// socket_write.cc, and reports back. No HTTP rules live here.
+//
+// All state is per environment (`Instance`, set with napi_set_instance_data):
+// the addon loads in several worker_threads at once, each with its own.
+#include <node_api.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "head.h"
+#include "socket_write.h"
+
+namespace fast_response {
+namespace {
+
+// Bytes whose capacity is kept from call to call. Unlike std::string,
+// growing it does not zero-fill (a string body may be megabytes).
+class Scratch {
+ public:
+  uint8_t* Reserve(size_t n) {
+    if (n > capacity_) {
+      capacity_ = std::max<size_t>({n, capacity_ * 2, 4096});
+      data_.reset(new uint8_t[capacity_]);
+    }
+    return data_.get();
+  }
+  // Large areas are given back once a response is done with them.
+  void Release() {
+    if (capacity_ > kKeepBytes) {
+      data_.reset();
+      capacity_ = 0;
+    }
+  }
+  const uint8_t* data() const { return data_.get(); }
+
+ private:
+  static constexpr size_t kKeepBytes = 1 << 20;
+  std::unique_ptr<uint8_t[]> data_;
+  size_t capacity_ = 0;
+};
+
+// The body argument, as lib/ classifies it (low two bits of `bodyFlags`).
+enum BodyKind : uint32_t {
+  kBodyNone = 0,    // nothing after the head (HEAD, 204, 304)
+  kBodyUtf8 = 1,    // string, encoded as UTF-8
+  kBodyLatin1 = 2,  // string, encoded as latin1 (also Node's 'ascii')
+  kBodyBytes = 3,   // Buffer or Uint8Array, referenced, not copied
+};
+constexpr uint32_t kBodyKindMask = 3;
+// Node writes `_header + chunk` as one UTF-8 string when the body is a
+// UTF-8 string, so head bytes >= 0x80 go out UTF-8 encoded (lib/_http_outgoing
+// `_send()`); with any other body the head goes out as latin1.
+constexpr uint32_t kHeadUtf8 = 1u << 2;
+
+// `stateBits`: the response's state that _storeHeader() reads (lib/state.js).
+enum StateBit : uint32_t {
+  kSendDate = 1u << 0,
+  kShouldKeepAlive = 1u << 1,
+  kUseChunkedByDefault = 1u << 2,
+  kHasBody = 1u << 3,
+  kRemovedConnection = 1u << 4,
+  kRemovedContentLength = 1u << 5,
+  kRemovedTransferEncoding = 1u << 6,
+  kMaxRequestsReached = 1u << 7,
+  kLast = 1u << 8,
+  kKeepAliveTimeoutSet = 1u << 9,
+  kValidate = 1u << 10,  // check field-names and field-values as writeHead()
+  // Content-Length goes after the caller's fields, as if the caller had
+  // passed it to writeHead() (send(), template()); otherwise after the
+  // Connection field, where _storeHeader() puts `_contentLength` (end()).
+  kContentLengthAsField = 1u << 11,
+};
+
+// Result bits in results[1].
+constexpr uint32_t kResultLast = 1u << 0;
+constexpr uint32_t kResultChunked = 1u << 1;
+constexpr uint32_t kResultShouldKeepAlive = 1u << 2;
+constexpr uint32_t kResultFieldShift = 8;  // FieldFlag bits start here
+
+// results[0] when nothing was written.
+constexpr double kInvalid = -1;   // a field failed validation: let Node throw
+constexpr double kFallback = -2;  // a case the fast path leaves to Node
+
+// Fields that make the fast path step aside: chunked framing, trailers and
+// `Expect` change what Node writes and when.
+constexpr uint32_t kFallbackFields = kFieldTransferEncoding | kFieldTrailer |
+                                     kFieldExpect |
+                                     kFieldContentDispositionNonAscii;
+
+struct Instance {
+  HeadBuffer head;
+  std::string head_utf8;
+  Scratch body;
+  DateCache date;
+  // Float64Array shared with lib/: [remaining bytes or code, result bits,
+  // body length in bytes, bytes written].
+  double* results = nullptr;
+  napi_ref results_ref = nullptr;
+  // What the last write left unwritten, for pending().
+  const uint8_t* head_bytes = nullptr;
+  size_t head_len = 0;
+  size_t scratch_body_len = 0;  // body bytes in `body` (string bodies)
+  size_t written = 0;
+
+  ~Instance() = default;
+};
+
+void DeleteInstance(napi_env env, void* data, void* /*hint*/) {
+  auto* inst = static_cast<Instance*>(data);
+  if (inst->results_ref != nullptr)
+    napi_delete_reference(env, inst->results_ref);
+  delete inst;
+}
+
+Instance* GetInstance(napi_env env) {
+  void* data = nullptr;
+  napi_get_instance_data(env, &data);
+  return static_cast<Instance*>(data);
+}
+
+template <size_t N>
+bool GetArgs(napi_env env, napi_callback_info info, napi_value (&argv)[N]) {
+  size_t argc = N;
+  return napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr) ==
+             napi_ok &&
+         argc == N;
+}
+
+double ToDouble(napi_env env, napi_value v) {
+  double d = 0;
+  napi_get_value_double(env, v, &d);
+  return d;
+}
+
+uint32_t ToUint32(napi_env env, napi_value v) {
+  uint32_t u = 0;
+  napi_get_value_uint32(env, v, &u);
+  return u;
+}
+
+int64_t ToInt64(napi_env env, napi_value v) {
+  int64_t i = 0;
+  napi_get_value_int64(env, v, &i);
+  return i;
+}
+
+void ThrowTypeError(napi_env env, const char* message) {
+  napi_throw_type_error(env, "ERR_INVALID_ARG_TYPE", message);
+}
+
+// Appends a one-byte JavaScript string to `out` as latin1 bytes.
+// With `check`, the string may hold any characters: it is read as UTF-8 and
+// narrowed, and false is returned when a character above U+00FF makes it
+// something Node's checks reject.
+bool AppendLatin1(napi_env env, napi_value v, std::string* out, bool check) {
+  size_t units = 0;
+  if (napi_get_value_string_latin1(env, v, nullptr, 0, &units) != napi_ok)
+    return false;
+  const size_t start = out->size();
+  if (!check) {
+    out->resize(start + units + 1);
+    size_t copied = 0;
+    napi_get_value_string_latin1(env, v, &(*out)[start], units + 1, &copied);
+    out->resize(start + copied);
+    return true;
+  }
+  out->resize(start + units * 3 + 1);
+  size_t copied = 0;
+  napi_get_value_string_utf8(env, v, &(*out)[start], units * 3 + 1, &copied);
+  auto* p = reinterpret_cast<uint8_t*>(&(*out)[start]);
+  size_t i = 0;
+  while (i < copied && p[i] < 0x80) i++;
+  if (i == copied) {
+    out->resize(start + copied);
+    return true;
+  }
+  // Narrow UTF-8 to latin1 in place: U+0080..U+00FF are C2/C3 xx.
+  size_t o = i;
+  while (i < copied) {
+    const uint8_t c = p[i];
+    if (c < 0x80) {
+      p[o++] = c;
+      i++;
+    } else if ((c == 0xC2 || c == 0xC3) && i + 1 < copied) {
+      p[o++] = static_cast<uint8_t>(((c & 0x03) << 6) | (p[i + 1] & 0x3F));
+      i += 2;
+    } else {
+      out->resize(start);
+      return false;
+    }
+  }
+  out->resize(start + o);
+  return true;
+}
+
+struct Span {
+  const uint8_t* data = nullptr;
+  size_t len = 0;
+  bool in_scratch = false;
+};
+
+// Encodes or references the body. `units` is the string's length in UTF-16
+// code units, which lib/ knows for free.
+bool LoadBody(napi_env env, Instance* inst, napi_value body, uint32_t kind,
+              size_t units, Span* out) {
+  switch (kind) {
+    case kBodyUtf8: {
+      uint8_t* p = inst->body.Reserve(units * 3 + 1);
+      size_t n = 0;
+      if (napi_get_value_string_utf8(env, body, reinterpret_cast<char*>(p),
+                                     units * 3 + 1, &n) != napi_ok)
+        return false;
+      *out = {p, n, true};
+      return true;
+    }
+    case kBodyLatin1: {
+      uint8_t* p = inst->body.Reserve(units + 1);
+      size_t n = 0;
+      if (napi_get_value_string_latin1(env, body, reinterpret_cast<char*>(p),
+                                       units + 1, &n) != napi_ok)
+        return false;
+      *out = {p, n, true};
+      return true;
+    }
+    case kBodyBytes: {
+      napi_typedarray_type type;
+      size_t length = 0;
+      void* data = nullptr;
+      if (napi_get_typedarray_info(env, body, &type, &length, &data, nullptr,
+                                   nullptr) != napi_ok)
+        return false;
+      *out = {static_cast<const uint8_t*>(data), length, false};
+      return true;
+    }
+    default:
+      *out = {};
+      return true;
+  }
+}
+
+// Byte length of a body that is not sent (HEAD, 204, 304): Node still sets
+// `_contentLength` to it.
+size_t UnsentBodyLength(napi_env env, napi_value body, uint32_t kind,
+                        size_t units) {
+  if (kind == kBodyUtf8) {
+    size_t n = 0;
+    napi_get_value_string_utf8(env, body, nullptr, 0, &n);
+    return n;
+  }
+  if (kind == kBodyLatin1) return units;
+  if (kind == kBodyBytes) {
+    size_t length = 0;
+    napi_typedarray_type type;
+    napi_get_typedarray_info(env, body, &type, &length, nullptr, nullptr,
+                             nullptr);
+    return length;
+  }
+  return 0;
+}
+
+// One writev(2) of head and body; records what is left for pending() and
+// returns the number of bytes not written. An error writes nothing here:
+// lib/ hands everything to socket.write(), and libuv meets the same error
+// and reports it the way Node always does.
+double WriteOut(Instance* inst, int fd, const uint8_t* head, size_t head_len,
+                const Span& body, uint32_t body_flags) {
+  if ((body_flags & kHeadUtf8) != 0) {
+    // Latin1 head to UTF-8, only when it has a byte >= 0x80.
+    size_t i = 0;
+    while (i < head_len && head[i] < 0x80) i++;
+    if (i < head_len) {
+      std::string& u = inst->head_utf8;
+      u.assign(reinterpret_cast<const char*>(head), i);
+      for (; i < head_len; i++) {
+        const uint8_t c = head[i];
+        if (c < 0x80) {
+          u.push_back(static_cast<char>(c));
+        } else {
+          u.push_back(static_cast<char>(0xC0 | (c >> 6)));
+          u.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+        }
+      }
+      head = reinterpret_cast<const uint8_t*>(u.data());
+      head_len = u.size();
+    }
+  }
+  struct iovec iov[2];
+  iov[0].iov_base = const_cast<uint8_t*>(head);
+  iov[0].iov_len = head_len;
+  int iovcnt = 1;
+  if (body.len > 0) {
+    iov[1].iov_base = const_cast<uint8_t*>(body.data);
+    iov[1].iov_len = body.len;
+    iovcnt = 2;
+  }
+  const ssize_t n = Writev(fd, iov, iovcnt);
+  const size_t written = n > 0 ? static_cast<size_t>(n) : 0;
+  const size_t total = head_len + body.len;
+  inst->head_bytes = head;
+  inst->head_len = head_len;
+  inst->scratch_body_len = body.in_scratch ? body.len : 0;
+  inst->written = written;
+  inst->results[3] = static_cast<double>(written);
+  if (written == total) inst->body.Release();
+  return static_cast<double>(total - written);
+}
+
+MessageState ToMessageState(uint32_t bits, int64_t keep_alive_timeout_s,
+                            int64_t max_requests) {
+  MessageState s;
+  s.send_date = (bits & kSendDate) != 0;
+  s.should_keep_alive = (bits & kShouldKeepAlive) != 0;
+  s.use_chunked_encoding_by_default = (bits & kUseChunkedByDefault) != 0;
+  s.has_body = (bits & kHasBody) != 0;
+  s.removed_connection = (bits & kRemovedConnection) != 0;
+  s.removed_content_length = (bits & kRemovedContentLength) != 0;
+  s.removed_transfer_encoding = (bits & kRemovedTransferEncoding) != 0;
+  s.max_requests_on_connection_reached = (bits & kMaxRequestsReached) != 0;
+  s.last = (bits & kLast) != 0;
+  s.keep_alive_timeout_set = (bits & kKeepAliveTimeoutSet) != 0;
+  s.keep_alive_timeout_s = keep_alive_timeout_s;
+  s.max_requests = max_requests;
+  return s;
+}
+
+// Appends the status line and the fields of a flat [name, value, ...] array
+// to inst->head. Returns the FieldFlag union, or sets *invalid.
+uint32_t AppendStatusAndFields(napi_env env, Instance* inst, int status_code,
+                               napi_value reason, napi_value fields,
+                               uint32_t count, bool validate, bool* invalid) {
+  *invalid = false;
+  std::string& bytes = inst->head.bytes();
+  bytes.clear();
+  if (status_code < 100 || status_code > 999) {
+    *invalid = true;
+    return 0;
+  }
+  char line[13] = {'H',
+                   'T',
+                   'T',
+                   'P',
+                   '/',
+                   '1',
+                   '.',
+                   '1',
+                   ' ',
+                   static_cast<char>('0' + status_code / 100),
+                   static_cast<char>('0' + status_code / 10 % 10),
+                   static_cast<char>('0' + status_code % 10),
+                   ' '};
+  bytes.append(line, sizeof(line));
+  const size_t reason_at = bytes.size();
+  // writeHead() always checks the reason phrase (statusMessage).
+  if (!AppendLatin1(env, reason, &bytes, true) ||
+      !IsFieldValue(reinterpret_cast<const uint8_t*>(bytes.data()) + reason_at,
+                    bytes.size() - reason_at)) {
+    *invalid = true;
+    return 0;
+  }
+  bytes.append("\r\n", 2);
+  uint32_t flags = 0;
+  for (uint32_t i = 0; i < count; i++) {
+    napi_value name, value;
+    napi_get_element(env, fields, 2 * i, &name);
+    napi_get_element(env, fields, 2 * i + 1, &value);
+    const size_t name_at = bytes.size();
+    if (!AppendLatin1(env, name, &bytes, validate)) {
+      *invalid = true;
+      return 0;
+    }
+    const size_t name_len = bytes.size() - name_at;
+    bytes.append(": ", 2);
+    const size_t value_at = bytes.size();
+    if (!AppendLatin1(env, value, &bytes, validate)) {
+      *invalid = true;
+      return 0;
+    }
+    const size_t value_len = bytes.size() - value_at;
+    const auto* base = reinterpret_cast<const uint8_t*>(bytes.data());
+    if (validate && (!IsToken(base + name_at, name_len) ||
+                     !IsFieldValue(base + value_at, value_len))) {
+      *invalid = true;
+      return 0;
+    }
+    flags |= MatchField(base + name_at, name_len, base + value_at, value_len);
+    bytes.append("\r\n", 2);
+  }
+  return flags;
+}
+
+// Shared by WriteResponse and WriteTemplate once inst->head holds the status
+// line and the caller's fields.
+napi_value FinishAndWrite(napi_env env, Instance* inst, uint32_t fields, int fd,
+                          uint32_t state_bits, int64_t ka_seconds,
+                          int64_t max_requests, napi_value body,
+                          uint32_t body_flags, size_t units) {
+  double* results = inst->results;
+  if ((fields & kFallbackFields) != 0) {
+    results[0] = kFallback;
+    return nullptr;
+  }
+  MessageState state = ToMessageState(state_bits, ka_seconds, max_requests);
+  const uint32_t kind = body_flags & kBodyKindMask;
+  Span span;
+  size_t body_len = 0;
+  if (state.has_body) {
+    if (!LoadBody(env, inst, body, kind, units, &span)) {
+      ThrowTypeError(env, "fast-response: body must be a string or Uint8Array");
+      return nullptr;
+    }
+    body_len = span.len;
+  } else {
+    body_len = UnsentBodyLength(env, body, kind, units);
+  }
+  if ((state_bits & kContentLengthAsField) != 0) {
+    if (state.has_body &&
+        (fields & (kFieldContentLength | kFieldTransferEncoding)) == 0) {
+      inst->head.AppendRaw("Content-Length: ");
+      inst->head.AppendDecimal(body_len);
+      inst->head.AppendRaw("\r\n");
+      fields |= kFieldContentLength;
+    }
+  } else {
+    state.content_length = static_cast<int64_t>(body_len);
+  }
+  const HeadResult r = FinishHead(&inst->head, fields, state, &inst->date);
+  if (r.trailer_invalid) {
+    results[0] = kFallback;
+    return nullptr;
+  }
+  const std::string& head = inst->head.bytes();
+  results[0] = WriteOut(inst, fd, reinterpret_cast<const uint8_t*>(head.data()),
+                        head.size(), span, body_flags);
+  results[1] = static_cast<double>(
+      (r.last ? kResultLast : 0u) | (r.chunked_encoding ? kResultChunked : 0u) |
+      (r.should_keep_alive ? kResultShouldKeepAlive : 0u) |
+      (fields << kResultFieldShift));
+  results[2] = static_cast<double>(body_len);
+  napi_value head_string;
+  napi_create_string_latin1(env, head.data(), head.size(), &head_string);
+  return head_string;
+}
+
+// setResults(float64Array): the array results are reported in.
+napi_value SetResults(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  Instance* inst = GetInstance(env);
+  napi_typedarray_type type;
+  size_t length = 0;
+  void* data = nullptr;
+  if (!GetArgs(env, info, argv) ||
+      napi_get_typedarray_info(env, argv[0], &type, &length, &data, nullptr,
+                               nullptr) != napi_ok ||
+      type != napi_float64_array || length < 4) {
+    ThrowTypeError(env, "fast-response: setResults() takes a Float64Array(4)");
+    return nullptr;
+  }
+  if (inst->results_ref != nullptr)
+    napi_delete_reference(env, inst->results_ref);
+  napi_create_reference(env, argv[0], 1, &inst->results_ref);
+  inst->results = static_cast<double*>(data);
+  return nullptr;
+}
+
+// writeResponse(fd, statusCode, reason, fields, count, stateBits,
+//               keepAliveSeconds, maxRequests, body, bodyFlags, bodyUnits)
+// Renders the head as writeHead() + _storeHeader() would and writes head and
+// body with one writev(2). Returns the head as a latin1 string (`_header`),
+// or undefined with results[0] = kInvalid / kFallback and nothing written.
+napi_value WriteResponse(napi_env env, napi_callback_info info) {
+  napi_value argv[11];
+  Instance* inst = GetInstance(env);
+  if (!GetArgs(env, info, argv) || inst->results == nullptr) {
+    ThrowTypeError(env, "fast-response: writeResponse() arguments");
+    return nullptr;
+  }
+  const uint32_t state_bits = ToUint32(env, argv[5]);
+  bool invalid = false;
+  const uint32_t fields = AppendStatusAndFields(
+      env, inst, static_cast<int>(ToInt64(env, argv[1])), argv[2], argv[3],
+      ToUint32(env, argv[4]), (state_bits & kValidate) != 0, &invalid);
+  if (invalid) {
+    inst->results[0] = kInvalid;
+    return nullptr;
+  }
+  return FinishAndWrite(
+      env, inst, fields, static_cast<int>(ToInt64(env, argv[0])), state_bits,
+      ToInt64(env, argv[6]), ToInt64(env, argv[7]), argv[8],
+      ToUint32(env, argv[9]), static_cast<size_t>(ToDouble(env, argv[10])));
+}
+
+// compileTemplate(statusCode, reason, fields, count): validates and renders
+// the status line and fields once. Returns a Buffer of those bytes with
+// results[1] = their FieldFlag bits, or undefined (results[0] = kInvalid).
+napi_value CompileTemplate(napi_env env, napi_callback_info info) {
+  napi_value argv[4];
+  Instance* inst = GetInstance(env);
+  if (!GetArgs(env, info, argv) || inst->results == nullptr) {
+    ThrowTypeError(env, "fast-response: compileTemplate() arguments");
+    return nullptr;
+  }
+  bool invalid = false;
+  const uint32_t fields = AppendStatusAndFields(
+      env, inst, static_cast<int>(ToInt64(env, argv[0])), argv[1], argv[2],
+      ToUint32(env, argv[3]), true, &invalid);
+  if (invalid) {
+    inst->results[0] = kInvalid;
+    return nullptr;
+  }
+  inst->results[0] = 0;
+  inst->results[1] = static_cast<double>(fields);
+  const std::string& bytes = inst->head.bytes();
+  napi_value buffer;
+  napi_create_buffer_copy(env, bytes.size(), bytes.data(), nullptr, &buffer);
+  return buffer;
+}
+
+// writeTemplate(fd, prepared, fieldFlags, stateBits, keepAliveSeconds,
+//               maxRequests, body, bodyFlags, bodyUnits)
+// As writeResponse(), with the status line and fields taken from
+// compileTemplate()'s Buffer.
+napi_value WriteTemplate(napi_env env, napi_callback_info info) {
+  napi_value argv[9];
+  Instance* inst = GetInstance(env);
+  void* data = nullptr;
+  size_t length = 0;
+  if (!GetArgs(env, info, argv) || inst->results == nullptr ||
+      napi_get_buffer_info(env, argv[1], &data, &length) != napi_ok) {
+    ThrowTypeError(env, "fast-response: writeTemplate() arguments");
+    return nullptr;
+  }
+  inst->head.Clear();
+  inst->head.AppendRaw(static_cast<const uint8_t*>(data), length);
+  return FinishAndWrite(env, inst, ToUint32(env, argv[2]),
+                        static_cast<int>(ToInt64(env, argv[0])),
+                        ToUint32(env, argv[3]), ToInt64(env, argv[4]),
+                        ToInt64(env, argv[5]), argv[6], ToUint32(env, argv[7]),
+                        static_cast<size_t>(ToDouble(env, argv[8])));
+}
+
+// writeRendered(fd, header, body, bodyFlags, bodyUnits): writes a head Node
+// already rendered (`_header`, after writeHead()) and the body. Returns the
+// number of bytes not written.
+napi_value WriteRendered(napi_env env, napi_callback_info info) {
+  napi_value argv[5];
+  Instance* inst = GetInstance(env);
+  if (!GetArgs(env, info, argv) || inst->results == nullptr) {
+    ThrowTypeError(env, "fast-response: writeRendered() arguments");
+    return nullptr;
+  }
+  const uint32_t body_flags = ToUint32(env, argv[3]);
+  const size_t units = static_cast<size_t>(ToDouble(env, argv[4]));
+  std::string& head = inst->head.bytes();
+  head.clear();
+  // `_header` is a one-byte string that Node validated when rendering it.
+  if (!AppendLatin1(env, argv[1], &head, false)) {
+    ThrowTypeError(env, "fast-response: header must be a string");
+    return nullptr;
+  }
+  Span span;
+  if (!LoadBody(env, inst, argv[2], body_flags & kBodyKindMask, units, &span)) {
+    ThrowTypeError(env, "fast-response: body must be a string or Uint8Array");
+    return nullptr;
+  }
+  const double remaining =
+      WriteOut(inst, static_cast<int>(ToInt64(env, argv[0])),
+               reinterpret_cast<const uint8_t*>(head.data()), head.size(), span,
+               body_flags);
+  inst->results[0] = remaining;
+  inst->results[2] = static_cast<double>(span.len);
+  napi_value out;
+  napi_create_double(env, remaining, &out);
+  return out;
+}
+
+// pending(): a copy of the bytes the last write left unwritten that live in
+// this addon's reusable buffers (the head, and a string body). A Buffer
+// body's rest is the caller's own memory: lib/ slices it without a copy.
+napi_value Pending(napi_env env, napi_callback_info /*info*/) {
+  Instance* inst = GetInstance(env);
+  const size_t w = inst->written;
+  const size_t head_from = std::min(w, inst->head_len);
+  const size_t body_from = w > inst->head_len ? w - inst->head_len : 0;
+  const size_t head_rest = inst->head_len - head_from;
+  const size_t body_rest = inst->scratch_body_len > body_from
+                               ? inst->scratch_body_len - body_from
+                               : 0;
+  void* out = nullptr;
+  napi_value buffer;
+  if (napi_create_buffer(env, head_rest + body_rest, &out, &buffer) != napi_ok)
+    return nullptr;
+  auto* p = static_cast<uint8_t*>(out);
+  if (head_rest > 0) std::memcpy(p, inst->head_bytes + head_from, head_rest);
+  if (body_rest > 0)
+    std::memcpy(p + head_rest, inst->body.data() + body_from, body_rest);
+  inst->scratch_body_len = 0;
+  inst->head_len = 0;
+  inst->body.Release();
+  return buffer;
+}
+
+// formatDate(unixSeconds): the IMF-fixdate head.cc writes (for tests).
+napi_value FormatDate(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  if (!GetArgs(env, info, argv)) return nullptr;
+  char text[DateCache::kLength + 1];
+  DateCache::Format(ToInt64(env, argv[0]), text);
+  napi_value out;
+  napi_create_string_latin1(env, text, DateCache::kLength, &out);
+  return out;
+}
+
+napi_value Init(napi_env env, napi_value exports) {
+  auto* inst = new Instance();
+  if (napi_set_instance_data(env, inst, DeleteInstance, nullptr) != napi_ok) {
+    delete inst;
+    return nullptr;
+  }
+  const napi_property_descriptor methods[] = {
+      {"setResults", nullptr, SetResults, nullptr, nullptr, nullptr,
+       napi_default, nullptr},
+      {"writeResponse", nullptr, WriteResponse, nullptr, nullptr, nullptr,
+       napi_default, nullptr},
+      {"compileTemplate", nullptr, CompileTemplate, nullptr, nullptr, nullptr,
+       napi_default, nullptr},
+      {"writeTemplate", nullptr, WriteTemplate, nullptr, nullptr, nullptr,
+       napi_default, nullptr},
+      {"writeRendered", nullptr, WriteRendered, nullptr, nullptr, nullptr,
+       napi_default, nullptr},
+      {"pending", nullptr, Pending, nullptr, nullptr, nullptr, napi_default,
+       nullptr},
+      {"formatDate", nullptr, FormatDate, nullptr, nullptr, nullptr,
+       napi_default, nullptr},
+  };
+  napi_define_properties(env, exports, sizeof(methods) / sizeof(methods[0]),
+                         methods);
+  return exports;
+}
+
+}  // namespace
+}  // namespace fast_response
+
+NAPI_MODULE_INIT() { return fast_response::Init(env, exports); }

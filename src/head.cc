@@ -1,0 +1,291 @@
+#include "head.h"
+
+#include <time.h>
+
+#include <cstring>
+
+namespace fast_response {
+
+namespace {
+
+// RFC 9110 §5.6.2 tchar, the set Node's `tokenRegExp` accepts.
+constexpr bool IsTcharSlow(uint8_t c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+         (c >= 'A' && c <= 'Z') || c == '!' || c == '#' || c == '$' ||
+         c == '%' || c == '&' || c == '\'' || c == '*' || c == '+' ||
+         c == '-' || c == '.' || c == '^' || c == '_' || c == '`' || c == '|' ||
+         c == '~';
+}
+
+// Node's `headerCharRegex` is /[^\t\x20-\x7e\x80-\xff]/: these are allowed.
+constexpr bool IsFieldVcharSlow(uint8_t c) {
+  return c == '\t' || (c >= 0x20 && c != 0x7f);
+}
+
+struct CharTable {
+  bool tchar[256];
+  bool field_vchar[256];
+  constexpr CharTable() : tchar(), field_vchar() {
+    for (int c = 0; c < 256; c++) {
+      tchar[c] = IsTcharSlow(static_cast<uint8_t>(c));
+      field_vchar[c] = IsFieldVcharSlow(static_cast<uint8_t>(c));
+    }
+  }
+};
+
+constexpr CharTable kChars;
+
+constexpr uint8_t ToLower(uint8_t c) {
+  return (c >= 'A' && c <= 'Z') ? static_cast<uint8_t>(c + 32) : c;
+}
+
+// JavaScript's \w: [A-Za-z0-9_].
+constexpr bool IsWordChar(uint8_t c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+         (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+}  // namespace
+
+bool IsToken(const uint8_t* s, size_t n) {
+  if (n == 0) return false;
+  for (size_t i = 0; i < n; i++) {
+    if (!kChars.tchar[s[i]]) return false;
+  }
+  return true;
+}
+
+bool IsFieldValue(const uint8_t* s, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    if (!kChars.field_vchar[s[i]]) return false;
+  }
+  return true;
+}
+
+bool EqualsLower(const uint8_t* s, size_t n, const char* lower) {
+  size_t i = 0;
+  for (; i < n; i++) {
+    if (lower[i] == '\0' || ToLower(s[i]) != static_cast<uint8_t>(lower[i]))
+      return false;
+  }
+  return lower[i] == '\0';
+}
+
+bool ContainsWord(const uint8_t* s, size_t n, const char* word) {
+  const size_t w = std::strlen(word);
+  if (n < w) return false;
+  for (size_t i = 0; i + w <= n; i++) {
+    if (i > 0 && IsWordChar(s[i - 1])) continue;
+    if (i + w < n && IsWordChar(s[i + w])) continue;
+    size_t k = 0;
+    while (k < w && ToLower(s[i + k]) == static_cast<uint8_t>(word[k])) k++;
+    if (k == w) return true;
+  }
+  return false;
+}
+
+uint32_t MatchField(const uint8_t* name, size_t name_len, const uint8_t* value,
+                    size_t value_len) {
+  // Node's matchHeader() looks only at names of 4 to 17 characters, and
+  // processHeader() at "content-disposition" (19).
+  switch (name_len) {
+    case 4:
+      if (EqualsLower(name, name_len, "date")) return kFieldDate;
+      break;
+    case 6:
+      if (EqualsLower(name, name_len, "expect")) return kFieldExpect;
+      break;
+    case 7:
+      if (EqualsLower(name, name_len, "trailer")) return kFieldTrailer;
+      break;
+    case 10:
+      if (EqualsLower(name, name_len, "connection")) {
+        return ContainsWord(value, value_len, "close")
+                   ? kFieldConnection | kFieldConnectionClose
+                   : kFieldConnection;
+      }
+      if (EqualsLower(name, name_len, "keep-alive")) return kFieldKeepAlive;
+      break;
+    case 14:
+      if (EqualsLower(name, name_len, "content-length"))
+        return kFieldContentLength;
+      break;
+    case 17:
+      if (EqualsLower(name, name_len, "transfer-encoding")) {
+        return ContainsWord(value, value_len, "chunked")
+                   ? kFieldTransferEncoding | kFieldChunked
+                   : kFieldTransferEncoding;
+      }
+      break;
+    case 19:
+      if (EqualsLower(name, name_len, "content-disposition")) {
+        for (size_t i = 0; i < value_len; i++) {
+          if (value[i] >= 0x80) return kFieldContentDispositionNonAscii;
+        }
+      }
+      break;
+    default:
+      break;
+  }
+  return 0;
+}
+
+void HeadBuffer::AppendStatusLine(int status_code, const uint8_t* reason,
+                                  size_t reason_len) {
+  char line[16] = "HTTP/1.1 ";
+  line[9] = static_cast<char>('0' + status_code / 100);
+  line[10] = static_cast<char>('0' + status_code / 10 % 10);
+  line[11] = static_cast<char>('0' + status_code % 10);
+  line[12] = ' ';
+  bytes_.append(line, 13);
+  AppendRaw(reason, reason_len);
+  bytes_.append("\r\n", 2);
+}
+
+void HeadBuffer::AppendField(const uint8_t* name, size_t name_len,
+                             const uint8_t* value, size_t value_len) {
+  AppendRaw(name, name_len);
+  bytes_.append(": ", 2);
+  AppendRaw(value, value_len);
+  bytes_.append("\r\n", 2);
+}
+
+void HeadBuffer::AppendDecimal(uint64_t v) {
+  char digits[20];
+  size_t n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  while (n > 0) bytes_.push_back(digits[--n]);
+}
+
+void DateCache::Format(int64_t unix_seconds, char out[kLength + 1]) {
+  static constexpr char kDays[7][4] = {"Sun", "Mon", "Tue", "Wed",
+                                       "Thu", "Fri", "Sat"};
+  static constexpr char kMonths[12][4] = {"Jan", "Feb", "Mar", "Apr",
+                                          "May", "Jun", "Jul", "Aug",
+                                          "Sep", "Oct", "Nov", "Dec"};
+  const time_t t = static_cast<time_t>(unix_seconds);
+  struct tm tm;
+  gmtime_r(&t, &tm);
+  auto two = [](char* p, int v) {
+    p[0] = static_cast<char>('0' + v / 10 % 10);
+    p[1] = static_cast<char>('0' + v % 10);
+  };
+  // "Sun, 06 Nov 1994 08:49:37 GMT"
+  std::memcpy(out, kDays[tm.tm_wday], 3);
+  out[3] = ',';
+  out[4] = ' ';
+  two(out + 5, tm.tm_mday);
+  out[7] = ' ';
+  std::memcpy(out + 8, kMonths[tm.tm_mon], 3);
+  out[11] = ' ';
+  const int year = tm.tm_year + 1900;
+  two(out + 12, year / 100);
+  two(out + 14, year % 100);
+  out[16] = ' ';
+  two(out + 17, tm.tm_hour);
+  out[19] = ':';
+  two(out + 20, tm.tm_min);
+  out[22] = ':';
+  two(out + 23, tm.tm_sec);
+  std::memcpy(out + 25, " GMT", 4);
+  out[kLength] = '\0';
+}
+
+const char* DateCache::Now() {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  if (ts.tv_sec != second_) {
+    second_ = ts.tv_sec;
+    Format(second_, text_);
+  }
+  return text_;
+}
+
+HeadResult FinishHead(HeadBuffer* head, uint32_t fields,
+                      const MessageState& state, DateCache* date) {
+  HeadResult result;
+  result.last = state.last;
+  result.should_keep_alive = state.should_keep_alive;
+  result.chunked_encoding = (fields & kFieldChunked) != 0;
+
+  // matchHeader(): a Connection field decides keep-alive by its value.
+  if (fields & kFieldConnection) {
+    if (fields & kFieldConnectionClose)
+      result.last = true;
+    else
+      result.should_keep_alive = true;
+  }
+
+  if (state.send_date && !(fields & kFieldDate)) {
+    head->AppendRaw("Date: ");
+    head->AppendRaw(reinterpret_cast<const uint8_t*>(date->Now()),
+                    DateCache::kLength);
+    head->AppendRaw("\r\n");
+  }
+
+  // A server response has no `agent`; see _storeHeader()'s keep-alive logic.
+  if (state.removed_connection && !(fields & kFieldConnection)) {
+    result.last = !result.should_keep_alive;
+  } else if (!(fields & kFieldConnection)) {
+    const bool send_keep_alive =
+        result.should_keep_alive && ((fields & kFieldContentLength) ||
+                                     state.use_chunked_encoding_by_default);
+    if (send_keep_alive && state.max_requests_on_connection_reached) {
+      head->AppendRaw("Connection: close\r\n");
+    } else if (send_keep_alive) {
+      head->AppendRaw("Connection: keep-alive\r\n");
+      if (state.keep_alive_timeout_set && !(fields & kFieldKeepAlive)) {
+        head->AppendRaw("Keep-Alive: timeout=");
+        if (state.keep_alive_timeout_s < 0) {
+          head->AppendRaw("-");
+          head->AppendDecimal(
+              static_cast<uint64_t>(-state.keep_alive_timeout_s));
+        } else {
+          head->AppendDecimal(
+              static_cast<uint64_t>(state.keep_alive_timeout_s));
+        }
+        if (state.max_requests > 0) {
+          head->AppendRaw(", max=");
+          head->AppendDecimal(static_cast<uint64_t>(state.max_requests));
+        }
+        head->AppendRaw("\r\n");
+      }
+    } else {
+      result.last = true;
+      head->AppendRaw("Connection: close\r\n");
+    }
+  }
+
+  if (!(fields & (kFieldContentLength | kFieldTransferEncoding))) {
+    const bool removed_cl =
+        state.removed_content_length && !(fields & kFieldContentLength);
+    const bool removed_te =
+        state.removed_transfer_encoding && !(fields & kFieldTransferEncoding);
+    if (!state.has_body) {
+      result.chunked_encoding = false;
+    } else if (!state.use_chunked_encoding_by_default) {
+      result.last = true;
+    } else if (!(fields & kFieldTrailer) && !removed_cl &&
+               state.content_length >= 0) {
+      head->AppendRaw("Content-Length: ");
+      head->AppendDecimal(static_cast<uint64_t>(state.content_length));
+      head->AppendRaw("\r\n");
+    } else if (!removed_te) {
+      head->AppendRaw("Transfer-Encoding: chunked\r\n");
+      result.chunked_encoding = true;
+    } else {
+      result.last = true;
+    }
+  }
+
+  if (!result.chunked_encoding && (fields & kFieldTrailer))
+    result.trailer_invalid = true;
+
+  head->AppendRaw("\r\n");
+  return result;
+}
+
+}  // namespace fast_response

@@ -1,0 +1,69 @@
+'use strict';
+
+// `npm test`: the JavaScript suites (node:test) on this Node and, when it is
+// installed (`node scripts/node-versions.js 26`, which .ci/run does), on
+// Node 26 too; then the GoogleTest suite of src/head (test/native/).
+// Exits non-zero when any part fails.
+//
+// Environment:
+//   FAST_RESPONSE_NODES   extra Node binaries to run the JS suites with,
+//                         separated by ':' (default: .cache/node-26/bin/node
+//                         when present)
+//   FAST_RESPONSE_NATIVE  'skip' to leave out the native suite; 'require' to
+//                         fail when CMake or GoogleTest are missing (CI)
+
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const root = path.join(__dirname, '..');
+
+function testFiles(dir) {
+  const out = [];
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name !== 'native' && entry.name !== 'fixtures') out.push(...testFiles(full));
+    } else if (entry.name.endsWith('.test.js')) {
+      out.push(full);
+    }
+  }
+  return out.sort();
+}
+
+function nodes() {
+  const list = [process.execPath];
+  const extra = process.env.FAST_RESPONSE_NODES;
+  if (extra !== undefined) {
+    list.push(...extra.split(':').filter(Boolean));
+  } else {
+    const node26 = path.join(root, '.cache', 'node-26', 'bin', 'node');
+    if (fs.existsSync(node26)) list.push(node26);
+  }
+  return list;
+}
+
+function run(cmd, args, label) {
+  console.log(`\n== ${label} ==`);
+  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit' });
+  if (r.error) {
+    console.error(r.error.message);
+    return false;
+  }
+  return r.status === 0;
+}
+
+const files = testFiles(__dirname).map((f) => path.relative(root, f));
+let ok = true;
+for (const node of nodes()) {
+  const version = spawnSync(node, ['-v'], { encoding: 'utf8' }).stdout.trim();
+  ok = run(node, ['--test', '--test-reporter=spec', ...files],
+           `JavaScript suites on Node ${version} (${node})`) && ok;
+}
+if (process.env.FAST_RESPONSE_NATIVE !== 'skip' &&
+    fs.existsSync(path.join(__dirname, 'native', 'run.js'))) {
+  ok = run(process.execPath, [path.join(__dirname, 'native', 'run.js')],
+           'GoogleTest suite of src/head') && ok;
+}
+console.log(ok ? '\nall suites passed' : '\nsome suites FAILED');
+process.exit(ok ? 0 : 1);

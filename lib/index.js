@@ -60,7 +60,6 @@ function install(options) {
       writable: true,
       enumerable: false,
       value: function end(data, encoding, callback) {
-        // eslint-disable-next-line no-use-before-define
         return patchedEnd(this, data, encoding, callback);
       },
     });

@@ -7,14 +7,16 @@
 //
 // Environment:
 //   FAST_RESPONSE_NODES   extra Node binaries to run the JS suites with,
-//                         separated by ':' (default: .cache/node-26/bin/node
-//                         when present)
+//                         separated by ':' (default: Node 26 when
+//                         `node scripts/node-versions.js 26` installed it)
 //   FAST_RESPONSE_NATIVE  'skip' to leave out the native suite; 'require' to
 //                         fail when CMake or GoogleTest are missing (CI)
 
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
+
+const { nodeBinary } = require('../scripts/node-versions');
 
 const root = path.join(__dirname, '..');
 
@@ -37,8 +39,13 @@ function nodes() {
   if (extra !== undefined) {
     list.push(...extra.split(':').filter(Boolean));
   } else {
-    const node26 = path.join(root, '.cache', 'node-26', 'bin', 'node');
-    if (fs.existsSync(node26)) list.push(node26);
+    const node26 = nodeBinary(26);
+    if (fs.existsSync(node26)) {
+      list.push(node26);
+    } else {
+      console.log('Node 26 is not installed: run `node scripts/node-versions.js 26` ' +
+                  'to test on it too.');
+    }
   }
   return list;
 }

@@ -10,7 +10,11 @@ let binding = null;
 let loadError = null;
 
 try {
-  binding = require('node-gyp-build')(path.join(__dirname, '..'));
+  // FAST_RESPONSE_ADDON=/path/to/fast_response.node loads that build instead
+  // (test/native/asan.js: the sanitizer build, kept out of build/Release).
+  binding = process.env.FAST_RESPONSE_ADDON
+    ? require(path.resolve(process.env.FAST_RESPONSE_ADDON))
+    : require('node-gyp-build')(path.join(__dirname, '..'));
   binding.results = new Float64Array(4);
   binding.setResults(binding.results);
 } catch (err) {

@@ -51,6 +51,13 @@ function flattenHeaderMap(res, map) {
   return fields;
 }
 
+// A chunked response is written here only without trailers (addTrailers())
+// and with a non-empty body: Node writes an empty chunk without framing.
+function chunkedFast(res, chunk, kind) {
+  return res._trailer === '' && res._hasBody &&
+    ((kind & 3) !== w.BODY_BYTES || chunk.byteLength !== 0);
+}
+
 function fallback(res, reason, data, encoding, callback) {
   w.countFallback(reason);
   return nodeEnd.call(res, data, encoding, callback);
@@ -85,7 +92,13 @@ function end(res, data, encoding, callback) {
   if (typeof fd === 'string') return fallback(res, fd, data, encoding, callback);
 
   // A head rendered by writeHead() but not sent yet: write it as it is.
-  if (res._header !== null) return endRendered(res, fd, chunk, kind, cb);
+  if (res._header !== null) {
+    if (res.chunkedEncoding && !chunkedFast(res, chunk, kind)) {
+      return fallback(res, 'chunked', data, encoding, callback);
+    }
+    return endRendered(res, fd, chunk, kind, cb);
+  }
+  if (res.chunkedEncoding) return fallback(res, 'chunked', data, encoding, callback);
 
   // writeHead() replaced on the response (on-headers, compression, ...):
   // Node's end() calls it through _implicitHeader(), so let it render.
@@ -95,7 +108,8 @@ function end(res, data, encoding, callback) {
       Buffer.byteLength(chunk, (kind & 3) === w.BODY_UTF8 ? 'utf8' : 'latin1');
     res._implicitHeader();
     const again = w.directFd(res);
-    if (typeof again === 'string' || res._header === null) {
+    if (typeof again === 'string' || res._header === null ||
+        (res.chunkedEncoding && !chunkedFast(res, chunk, kind))) {
       return fallback(res, typeof again === 'string' ? again : 'no-head', data, encoding, callback);
     }
     return endRendered(res, again, chunk, kind, cb);
@@ -140,18 +154,19 @@ function end(res, data, encoding, callback) {
   // Content-Length field says otherwise.
   res._contentLength = results[2];
   w.applyHead(res, header, fields);
-  return w.complete(res, res.socket, results[3], remaining, chunk,
-                    hasBody ? kind : w.BODY_NONE, cb);
+  return w.complete(res, res.socket, results[3], remaining, chunk, cb);
 }
 
 function endRendered(res, fd, chunk, kind, callback) {
-  // Without a body only the head goes out, as latin1 (Node's `_send('')`).
-  const bodyFlags = res._hasBody ? kind : w.BODY_NONE;
+  // Without a body only the head goes out, as latin1 (Node's `_send('')`);
+  // a chunked head (writeHead() without Content-Length) gets the body as one
+  // chunk and the last chunk, as write_() and end() frame them.
+  const bodyFlags = !res._hasBody ? w.BODY_NONE :
+    (res.chunkedEncoding ? kind | w.CHUNKED : kind);
   const remaining = binding.writeRendered(
     fd, res._header, chunk, bodyFlags,
     typeof chunk === 'string' ? chunk.length : 0);
-  return w.complete(res, res.socket, results[3], remaining, chunk,
-                    bodyFlags, callback);
+  return w.complete(res, res.socket, results[3], remaining, chunk, callback);
 }
 
 module.exports = { end, ServerResponse };

@@ -35,11 +35,11 @@ function install(options) {
   const patchEnd = options !== undefined && options.patchEnd === true;
   const proto = ServerResponse.prototype;
   if (installed === null) {
+    // Own property descriptors (or undefined): uninstall() puts back exactly
+    // what was there, attributes included.
     installed = {
-      hadFastEnd: Object.prototype.hasOwnProperty.call(proto, 'fastEnd'),
-      previousFastEnd: proto.fastEnd,
-      hadEnd: Object.prototype.hasOwnProperty.call(proto, 'end'),
-      previousEnd: proto.end,
+      fastEnd: Object.getOwnPropertyDescriptor(proto, 'fastEnd'),
+      end: Object.getOwnPropertyDescriptor(proto, 'end'),
       patchedEnd: false,
     };
     Object.defineProperty(proto, 'fastEnd', {
@@ -97,10 +97,20 @@ function install(options) {
 function fastResponseEnd(res, data, encoding, callback) {
   const own = res.end;
   if (own !== ServerResponse.prototype.end && typeof own === 'function') {
-    w.countFallback('end-replaced');
-    return own.call(res, data, encoding, callback);
+    // An HTTP/2 compatibility response (or any other kind) has its own end.
+    w.countFallback(res instanceof ServerResponse ? 'end-replaced' : 'not-http1');
+    return callOwnEnd(own, res, data, encoding, callback);
   }
   return end(res, data, encoding, callback);
+}
+
+// The replaced end() gets the arguments res.end(...) would have got, without
+// trailing undefined ones: wrappers may look at `arguments.length`.
+function callOwnEnd(own, res, data, encoding, callback) {
+  if (callback !== undefined) return own.call(res, data, encoding, callback);
+  if (encoding !== undefined) return own.call(res, data, encoding);
+  if (data !== undefined) return own.call(res, data);
+  return own.call(res);
 }
 
 // `res.end()` under install({ patchEnd: true }): end() with no data is
@@ -119,13 +129,14 @@ function patchedEnd(res, data, encoding, callback) {
 function uninstall() {
   if (installed === null) return;
   const proto = ServerResponse.prototype;
-  if (installed.hadFastEnd) proto.fastEnd = installed.previousFastEnd;
-  else delete proto.fastEnd;
-  if (installed.patchedEnd) {
-    if (installed.hadEnd) proto.end = installed.previousEnd;
-    else delete proto.end;
-  }
+  restore(proto, 'fastEnd', installed.fastEnd);
+  if (installed.patchedEnd) restore(proto, 'end', installed.end);
   installed = null;
+}
+
+function restore(object, name, descriptor) {
+  if (descriptor === undefined) delete object[name];
+  else Object.defineProperty(object, name, descriptor);
 }
 
 /**

@@ -154,11 +154,10 @@ function prepareStatus(res, statusCode) {
   return typeof reason === 'string' ? reason : '' + reason;
 }
 
-function finishSend(res, header, fields, data, kind) {
+function finishSend(res, header, fields, data) {
   const remaining = results[0];
-  w.applyHead(res, header, fields, null);
-  return w.complete(res, res.socket, results[3], remaining, data,
-                    res._hasBody ? kind : w.BODY_NONE, undefined);
+  w.applyHead(res, header, fields, results[2]);
+  return w.complete(res, res.socket, results[3], remaining, data, undefined);
 }
 
 /**
@@ -214,7 +213,22 @@ function send(res, statusCode, headers, data) {
     return sendWithNode(res, statusCode, headers, data,
                         results[0] === w.INVALID ? 'invalid' : 'head-fields');
   }
-  return finishSend(res, header, fields, data, kind);
+  return finishSend(res, header, fields, data);
+}
+
+// template()'s copy of its headers: array values and [name, value] pairs are
+// copied too, so that changing them later changes neither the fast path nor
+// Node's path (which writeHead() takes with this copy). Anything that is not
+// an object (writeHead() reads a string as the reason phrase) stays as it is.
+function copyHeaders(headers) {
+  const copyValue = (value) => (Array.isArray(value) ? value.slice() : value);
+  if (Array.isArray(headers)) {
+    return headers.map((entry) => (Array.isArray(entry) ? entry.map(copyValue) : entry));
+  }
+  if (headers === null || typeof headers !== 'object') return headers;
+  const copy = {};
+  for (const name of Object.keys(headers)) copy[name] = copyValue(headers[name]);
+  return copy;
 }
 
 /**
@@ -240,8 +254,7 @@ function template(statusCode, headers) {
   // Node itself judges the arguments, on a response that has no socket.
   throwLikeWriteHead(statusCode, headers);
   const code = statusCode | 0;
-  const snapshot = Array.isArray(headers) ? headers.slice() :
-    (headers === undefined || headers === null ? headers : { ...headers });
+  const snapshot = copyHeaders(headers);
   const flat = flattenHeaders(snapshot);
   const reason = STATUS_CODES[code] || 'unknown';
   let prepared;
@@ -278,7 +291,7 @@ function template(statusCode, headers) {
       seconds, max, data, res._hasBody ? kind : w.BODY_NONE,
       typeof data === 'string' ? data.length : 0);
     if (header === undefined) return sendWithNode(res, code, snapshot, data, 'head-fields');
-    return finishSend(res, header, fields, data, kind);
+    return finishSend(res, header, fields, data);
   }
 
   return Object.freeze({ statusCode: code, send: sendTemplate });

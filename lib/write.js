@@ -13,6 +13,7 @@ const BODY_UTF8 = 1;
 const BODY_LATIN1 = 2;
 const BODY_BYTES = 3;
 const HEAD_UTF8 = 4;
+const CHUNKED = 8;
 
 // `stateBits`, as src/addon.cc reads them.
 const SEND_DATE = 1 << 0;
@@ -87,7 +88,6 @@ function directFd(res) {
   if (res.finished || res.destroyed) return 'finished';
   if (res._headerSent) return 'head-sent';
   if (res.strictContentLength) return 'strict-content-length';
-  if (res.chunkedEncoding) return 'chunked';
   if (res.outputData.length !== 0) return 'queued';
   const socket = res.socket;
   if (socket === null || socket === undefined || socket._httpMessage !== res) {
@@ -191,11 +191,11 @@ function countBytes(handle, n) {
  * left to meet and report) go to socket.write(), where Node's backpressure
  * and error handling take them.
  */
-function complete(res, socket, written, remaining, chunk, kind, callback) {
+function complete(res, socket, written, remaining, chunk, callback) {
   res._headerSent = true;
   if (remaining !== 0) {
     partialWrites++;
-    handOver(socket, remaining, chunk, kind);
+    handOver(socket, chunk);
   } else {
     fastWrites++;
   }
@@ -203,23 +203,28 @@ function complete(res, socket, written, remaining, chunk, kind, callback) {
     countBytes(socket._handle, written);
     socket._unrefTimer();
   }
-  return nodeEnd.call(res, null, null, callback);
+  if (!res.chunkedEncoding) return nodeEnd.call(res, null, null, callback);
+  // The last chunk went out with the body: end() must not write it again.
+  res.chunkedEncoding = false;
+  try {
+    return nodeEnd.call(res, null, null, callback);
+  } finally {
+    res.chunkedEncoding = true;
+  }
 }
 
-function handOver(socket, remaining, chunk, kind) {
-  if ((kind & 3) !== BODY_BYTES) {
-    socket.write(binding.pending());
-    return;
-  }
-  const bodyLength = chunk.byteLength;
-  if (remaining > bodyLength) {
-    socket.write(binding.pending());
-    socket.write(chunk);
-  } else {
-    binding.pending(); // lets the addon release its buffers
-    socket.write(remaining === bodyLength ?
-      chunk :
-      chunk.subarray(bodyLength - remaining));
+// What the addon could not write, in order, to socket.write(): copies of its
+// own bytes, and the unwritten end of a Buffer body as a view, not a copy.
+function handOver(socket, chunk) {
+  const parts = binding.pending();
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i];
+    if (typeof part !== 'number') {
+      socket.write(part);
+    } else {
+      const length = chunk.byteLength;
+      socket.write(part === length ? chunk : chunk.subarray(length - part));
+    }
   }
 }
 
@@ -261,7 +266,7 @@ function maxRequests(res) {
  * Applies what the addon's head rendering decided to the response, as
  * writeHead() and _storeHeader() would have (results[1]).
  */
-function applyHead(res, header, fields, contentLengthValue) {
+function applyHead(res, header, fields, addedContentLength) {
   const r = results[1];
   res._header = header;
   res._last = (r & RESULT_LAST) !== 0;
@@ -271,8 +276,11 @@ function applyHead(res, header, fields, contentLengthValue) {
   if ((r & FIELD_KEEP_ALIVE) !== 0) res._defaultKeepAlive = false;
   if ((r & FIELD_CONTENT_LENGTH) !== 0) {
     res._removedContLen = false;
-    res._contentLength = contentLengthValue === undefined ?
-      findContentLength(fields) : contentLengthValue;
+    // matchHeader(): +value of the last Content-Length field, the caller's,
+    // else the one send() added after the caller's fields (the body length).
+    const given = findContentLength(fields);
+    res._contentLength = given === null && addedContentLength !== undefined ?
+      addedContentLength : given;
   }
 }
 
@@ -296,6 +304,7 @@ module.exports = {
   BODY_LATIN1,
   BODY_BYTES,
   HEAD_UTF8,
+  CHUNKED,
   VALIDATE,
   CONTENT_LENGTH_AS_FIELD,
   INVALID,

@@ -54,6 +54,10 @@ constexpr uint32_t kBodyKindMask = 3;
 // UTF-8 string, so head bytes >= 0x80 go out UTF-8 encoded (lib/_http_outgoing
 // `_send()`); with any other body the head goes out as latin1.
 constexpr uint32_t kHeadUtf8 = 1u << 2;
+// The head says `Transfer-Encoding: chunked` (writeHead() without
+// Content-Length): the body goes out as one chunk and the last chunk, as
+// write_() and end() frame it.
+constexpr uint32_t kChunked = 1u << 3;
 
 // `stateBits`: the response's state that _storeHeader() reads (lib/state.js).
 enum StateBit : uint32_t {
@@ -90,6 +94,18 @@ constexpr uint32_t kFallbackFields = kFieldTransferEncoding | kFieldTrailer |
                                      kFieldExpect |
                                      kFieldContentDispositionNonAscii;
 
+// One part of what a writev(2) writes. `external` memory belongs to the
+// caller (a Buffer body); the rest lives in the Instance until the next write.
+struct Segment {
+  const uint8_t* data;
+  size_t len;
+  bool external;
+};
+constexpr int kMaxSegments = 4;
+
+// A chunked body (RFC 9112 §7.1) ends with the last chunk and no trailers.
+constexpr char kLastChunk[] = "\r\n0\r\n\r\n";
+
 struct Instance {
   HeadBuffer head;
   std::string head_utf8;
@@ -100,9 +116,10 @@ struct Instance {
   double* results = nullptr;
   napi_ref results_ref = nullptr;
   // What the last write left unwritten, for pending().
-  const uint8_t* head_bytes = nullptr;
-  size_t head_len = 0;
-  size_t scratch_body_len = 0;  // body bytes in `body` (string bodies)
+  // The segments of the last writev(2), and how many bytes it took.
+  Segment segments[kMaxSegments];
+  int segment_count = 0;
+  char chunk_size_line[24];  // "<hex length>\r\n" of a chunked body
   size_t written = 0;
 
   ~Instance() = default;
@@ -287,25 +304,54 @@ double WriteOut(Instance* inst, int fd, const uint8_t* head, size_t head_len,
       head_len = u.size();
     }
   }
-  struct iovec iov[2];
-  iov[0].iov_base = const_cast<uint8_t*>(head);
-  iov[0].iov_len = head_len;
-  int iovcnt = 1;
-  if (body.len > 0) {
-    iov[1].iov_base = const_cast<uint8_t*>(body.data);
-    iov[1].iov_len = body.len;
-    iovcnt = 2;
+  Segment* seg = inst->segments;
+  int count = 0;
+  seg[count++] = {head, head_len, false};
+  const bool chunked = (body_flags & kChunked) != 0 && body.len > 0;
+  if (chunked) {
+    char* line = inst->chunk_size_line;
+    size_t n = 0;
+    char digits[16];
+    size_t v = body.len;
+    do {
+      digits[n++] = "0123456789abcdef"[v & 15];
+      v >>= 4;
+    } while (v != 0);
+    size_t k = 0;
+    while (n > 0) line[k++] = digits[--n];
+    line[k++] = '\r';
+    line[k++] = '\n';
+    seg[count++] = {reinterpret_cast<const uint8_t*>(line), k, false};
   }
-  const ssize_t n = Writev(fd, iov, iovcnt);
-  const size_t written = n > 0 ? static_cast<size_t>(n) : 0;
-  const size_t total = head_len + body.len;
-  inst->head_bytes = head;
-  inst->head_len = head_len;
-  inst->scratch_body_len = body.in_scratch ? body.len : 0;
-  inst->written = written;
+  if (body.len > 0) seg[count++] = {body.data, body.len, !body.in_scratch};
+  if (chunked) {
+    seg[count++] = {reinterpret_cast<const uint8_t*>(kLastChunk),
+                    sizeof(kLastChunk) - 1, false};
+  }
+  struct iovec iov[kMaxSegments];
+  size_t total = 0;
+  for (int i = 0; i < count; i++) {
+    iov[i].iov_base = const_cast<uint8_t*>(seg[i].data);
+    iov[i].iov_len = seg[i].len;
+    total += seg[i].len;
+  }
+  const ssize_t n = Writev(fd, iov, count);
+  size_t written = n > 0 ? static_cast<size_t>(n) : 0;
   inst->results[3] = static_cast<double>(written);
-  if (written == total) inst->body.Release();
-  return static_cast<double>(total - written);
+  // Keep only what was not written, for pending().
+  int kept = 0;
+  for (int i = 0; i < count; i++) {
+    if (written >= seg[i].len) {
+      written -= seg[i].len;
+      continue;
+    }
+    seg[kept++] = {seg[i].data + written, seg[i].len - written,
+                   seg[i].external};
+    written = 0;
+  }
+  inst->segment_count = kept;
+  if (kept == 0) inst->body.Release();
+  return static_cast<double>(total - static_cast<size_t>(inst->results[3]));
 }
 
 MessageState ToMessageState(uint32_t bits, int64_t keep_alive_timeout_s,
@@ -427,7 +473,9 @@ napi_value FinishAndWrite(napi_env env, Instance* inst, uint32_t fields, int fd,
     state.content_length = static_cast<int64_t>(body_len);
   }
   const HeadResult r = FinishHead(&inst->head, fields, state, &inst->date);
-  if (r.trailer_invalid) {
+  // A chunked body (Content-Length removed with removeHeader()) needs Node's
+  // chunk framing, which this one-writev path does not write.
+  if (r.trailer_invalid || (r.chunked_encoding && state.has_body)) {
     results[0] = kFallback;
     return nullptr;
   }
@@ -576,30 +624,34 @@ napi_value WriteRendered(napi_env env, napi_callback_info info) {
   return out;
 }
 
-// pending(): a copy of the bytes the last write left unwritten that live in
-// this addon's reusable buffers (the head, and a string body). A Buffer
-// body's rest is the caller's own memory: lib/ slices it without a copy.
+// pending(): what the last write left unwritten, in order, as an array:
+// a Buffer (a copy) for bytes that live in this addon's reusable buffers
+// (head, chunk framing, a string body), and for the rest of a Buffer body
+// the number of its bytes not written yet: that memory is the caller's, and
+// lib/ slices it without a copy.
 napi_value Pending(napi_env env, napi_callback_info /*info*/) {
   Instance* inst = GetInstance(env);
-  const size_t w = inst->written;
-  const size_t head_from = std::min(w, inst->head_len);
-  const size_t body_from = w > inst->head_len ? w - inst->head_len : 0;
-  const size_t head_rest = inst->head_len - head_from;
-  const size_t body_rest = inst->scratch_body_len > body_from
-                               ? inst->scratch_body_len - body_from
-                               : 0;
-  void* out = nullptr;
-  napi_value buffer;
-  if (napi_create_buffer(env, head_rest + body_rest, &out, &buffer) != napi_ok)
+  napi_value parts;
+  if (napi_create_array_with_length(env, inst->segment_count, &parts) !=
+      napi_ok)
     return nullptr;
-  auto* p = static_cast<uint8_t*>(out);
-  if (head_rest > 0) std::memcpy(p, inst->head_bytes + head_from, head_rest);
-  if (body_rest > 0)
-    std::memcpy(p + head_rest, inst->body.data() + body_from, body_rest);
-  inst->scratch_body_len = 0;
-  inst->head_len = 0;
+  for (int i = 0; i < inst->segment_count; i++) {
+    const Segment& seg = inst->segments[i];
+    napi_value part;
+    if (seg.external) {
+      // The number of the Buffer body's bytes not written yet.
+      napi_create_double(env, static_cast<double>(seg.len), &part);
+    } else {
+      void* out = nullptr;
+      if (napi_create_buffer_copy(env, seg.len, seg.data, &out, &part) !=
+          napi_ok)
+        return nullptr;
+    }
+    napi_set_element(env, parts, i, part);
+  }
+  inst->segment_count = 0;
   inst->body.Release();
-  return buffer;
+  return parts;
 }
 
 // formatDate(unixSeconds): the IMF-fixdate head.cc writes (for tests).

@@ -102,7 +102,7 @@ uint32_t MatchField(const uint8_t* name, size_t name_len, const uint8_t* value,
       if (EqualsLower(name, name_len, "connection")) {
         return ContainsWord(value, value_len, "close")
                    ? kFieldConnection | kFieldConnectionClose
-                   : kFieldConnection;
+                   : kFieldConnection | kFieldConnectionNotClose;
       }
       if (EqualsLower(name, name_len, "keep-alive")) return kFieldKeepAlive;
       break;
@@ -211,13 +211,9 @@ HeadResult FinishHead(HeadBuffer* head, uint32_t fields,
   result.should_keep_alive = state.should_keep_alive;
   result.chunked_encoding = (fields & kFieldChunked) != 0;
 
-  // matchHeader(): a Connection field decides keep-alive by its value.
-  if (fields & kFieldConnection) {
-    if (fields & kFieldConnectionClose)
-      result.last = true;
-    else
-      result.should_keep_alive = true;
-  }
+  // matchHeader(): each Connection field decides keep-alive by its value.
+  if (fields & kFieldConnectionClose) result.last = true;
+  if (fields & kFieldConnectionNotClose) result.should_keep_alive = true;
 
   if (state.send_date && !(fields & kFieldDate)) {
     head->AppendRaw("Date: ");
@@ -241,8 +237,9 @@ HeadResult FinishHead(HeadBuffer* head, uint32_t fields,
         head->AppendRaw("Keep-Alive: timeout=");
         if (state.keep_alive_timeout_s < 0) {
           head->AppendRaw("-");
+          // Negated as unsigned: -INT64_MIN overflows int64_t.
           head->AppendDecimal(
-              static_cast<uint64_t>(-state.keep_alive_timeout_s));
+              0 - static_cast<uint64_t>(state.keep_alive_timeout_s));
         } else {
           head->AppendDecimal(
               static_cast<uint64_t>(state.keep_alive_timeout_s));

@@ -50,6 +50,9 @@ enum FieldFlag : uint32_t {
   // through a Buffer when Content-Length is known (nodejs/node#46528); the
   // fast path leaves that case to Node.
   kFieldContentDispositionNonAscii = 1u << 9,
+  // A Connection field without "close": matchHeader() sets shouldKeepAlive
+  // for each such field, even when another Connection field says "close".
+  kFieldConnectionNotClose = 1u << 10,
 };
 
 // Returns the FieldFlag bits that a field with this name and value sets.

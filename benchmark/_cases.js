@@ -1,0 +1,135 @@
+'use strict';
+
+// What the http/ case files share: the package under test, the `method`
+// config (BENCHMARKING.md's table: `end` is the Node baseline, the others
+// are fast-response's), the server, and the checks that a run measured what
+// its name says: the right responses (bench.http's probe) and, for a fast
+// method, the fast path taken (fastResponse.stats()).
+
+const http = require('node:http');
+const path = require('node:path');
+
+/** The package under test: this repository, or compare.js --old-ref/--new-ref builds. */
+const packagePath = process.env.FAST_RESPONSE_PATH || path.join(__dirname, '..');
+
+/** BENCHMARKING.md: body lengths in bytes. */
+const LENS = [4, 64, 1024, 16384, 102400];
+
+// Above this share of fallbacks a fast method is not what the run measured.
+const MAX_FALLBACK_SHARE = 0.01;
+
+/** `len` bytes of 'a', as a string or a Buffer. */
+function body(type, len) {
+  const s = 'a'.repeat(len);
+  if (type === 'string') return s;
+  if (type === 'buffer') return Buffer.from(s, 'latin1');
+  throw new Error(`type=${type}: use string or buffer`);
+}
+
+const originalEnd = http.ServerResponse.prototype.end;
+
+/**
+ * Loads the package for `method` and installs what it needs. Returns
+ * { fr, skip }: `skip` is why the method cannot run with this package (an
+ * older ref without it), else null. `end` loads nothing: pure Node.
+ */
+function prepare(method) {
+  if (method === 'end') return { fr: null, skip: null };
+  let fr;
+  try {
+    fr = require(packagePath);
+  } catch (err) {
+    throw new Error(`cannot load fast-response from ${packagePath}: ${err.message}`);
+  }
+  if (fr.native === false) {
+    const err = new Error(`fast-response's native addon did not load from ${packagePath} ` +
+                          `(${fr.loadError && fr.loadError.message}): every call would take Node's path; ` +
+                          'run npm run rebuild');
+    err.check = true;
+    throw err;
+  }
+  const missing = (what) => ({ fr, skip: `method=${method}: fast-response at ${packagePath} has no ${what}` });
+  switch (method) {
+    case 'fastEnd':
+      if (typeof fr.install !== 'function') return missing('install()');
+      fr.install();
+      if (typeof http.ServerResponse.prototype.fastEnd !== 'function') return missing('res.fastEnd()');
+      break;
+    case 'send':
+      if (typeof fr.send !== 'function') return missing('send()');
+      break;
+    case 'template':
+      if (typeof fr.template !== 'function') return missing('template()');
+      break;
+    case 'patched':
+      if (typeof fr.install !== 'function') return missing('install()');
+      fr.install({ patchEnd: true });
+      if (http.ServerResponse.prototype.end === originalEnd) return missing('install({ patchEnd: true })');
+      break;
+    default:
+      throw new Error(`unknown method=${method}`);
+  }
+  return { fr, skip: null };
+}
+
+/**
+ * Checks fastResponse.stats() counts of the measured run: a fast method
+ * must have written (nearly) every response itself. `stats` may be the sum
+ * over cluster workers. Returns the counts for the report.
+ */
+function checkFastStats(method, stats) {
+  if (method === 'end') return {};
+  if (stats === null) return { fastChecked: false };
+  const served = stats.fast + stats.partial + stats.fallback;
+  if (served === 0 || stats.fallback > served * MAX_FALLBACK_SHARE) {
+    const err = new Error(`method=${method} measured Node's path, not the fast one: ${stats.fast} fast, ` +
+                    `${stats.partial} partial, ${stats.fallback} fallback writes ` +
+                    `(reasons: ${JSON.stringify(stats.reasons)})`);
+    err.check = true;
+    throw err;
+  }
+  return { fast: stats.fast, partial: stats.partial, fallback: stats.fallback };
+}
+
+function readStats(fr) {
+  return fr !== null && typeof fr.stats === 'function' ? fr.stats() : null;
+}
+
+function resetStats(fr) {
+  if (fr !== null && typeof fr.resetStats === 'function') fr.resetStats();
+}
+
+/**
+ * Serves `handlers[method](fr)` on 127.0.0.1 and has bench.http() load it,
+ * checking the responses against `expect` ({ status, headers, body }) and
+ * the fast path's counts. A method the package lacks is skipped.
+ */
+function serve(bench, { method, c, duration }, handlers, expect) {
+  const { fr, skip } = prepare(method);
+  if (skip !== null) {
+    bench.skip(skip);
+    return;
+  }
+  const server = http.createServer(handlers[method](fr));
+  server.listen(0, '127.0.0.1', () => {
+    bench.http({
+      port: server.address().port,
+      connections: c,
+      duration,
+      expect,
+      before: () => resetStats(fr),
+      after: () => checkFastStats(method, readStats(fr)),
+    }, () => server.close());
+  });
+}
+
+module.exports = {
+  packagePath,
+  LENS,
+  body,
+  prepare,
+  checkFastStats,
+  readStats,
+  resetStats,
+  serve,
+};

@@ -1,0 +1,266 @@
+'use strict';
+
+// Regenerates benchmark/RESULTS.md (and benchmark/results.svg) from a full
+// run: every http/ case, Node 20 (`node`) against Node 26
+// (.cache/node-26/bin/node), runs interleaved, as BENCHMARKING.md says.
+//
+//   node benchmark/results.js                 run, then write RESULTS.md
+//       [--runs 5] [--old node] [--new 26] [--filter s] [--set key=value]
+//   node benchmark/results.js --from benchmark/results.csv
+//                                             write RESULTS.md from a saved run
+//   --csv <file> (default benchmark/results.csv), --md <file> (default
+//   benchmark/RESULTS.md; the SVG goes beside it as results.svg)
+//
+// A run writes benchmark/results.csv (compare.js's CSV) and
+// benchmark/results.json (the command, Node versions, date, machine) beside
+// it. With the defaults it takes about 80 minutes: 7 files × 5 lengths ×
+// 2 methods × 2 binaries × 5 runs × ~6.6 s. Run it on a quiet machine.
+
+const { spawn, spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { parseArgs } = require('node:util');
+const { benchmarkFiles, listConfigs, resolveBinary } = require('./compare');
+const common = require('./common');
+const stats = require('./_stats');
+const { svgChart } = require('./plot');
+
+const root = path.join(__dirname, '..');
+const SECONDS_PER_RUN_OVERHEAD = 0.6;
+
+// BENCHMARKING.md's targets: median ratio fast/baseline, by Node major.
+const TARGETS = {
+  20: { sendTemplate: 1.30, endSetheader: 1.10, body16k: 1.05, never: 0.98 },
+  26: { sendTemplate: 1.20, endSetheader: 1.03, body16k: 1.02, never: 0.98 },
+};
+
+function rel(p) {
+  const r = path.relative(root, p);
+  return r.startsWith('..') ? p : r;
+}
+
+function machine() {
+  const cpus = os.cpus();
+  const wrk = spawnSync('wrk', ['-v'], { encoding: 'utf8' });
+  const pin = common.pinning();
+  return {
+    cpu: cpus.length ? cpus[0].model : 'unknown',
+    cpus: cpus.length,
+    pinning: pin === null ? 'none' : `server on CPU ${pin.server}, load generator on CPU ${pin.client}`,
+    wrk: ((wrk.stdout || '') + (wrk.stderr || '')).split('\n')[0].replace(/ Copyright.*/, '').trim() || 'not found',
+    kernel: `${os.type()} ${os.release()}`,
+  };
+}
+
+/** Runs compare.js with stdout to `csv`; resolves to the metadata. */
+async function runFull(opts, csv) {
+  const old = resolveBinary(opts.old);
+  const neu = resolveBinary(opts.new);
+  const args = [path.join(__dirname, 'compare.js'), '--old', old.binary, '--new', neu.binary, '--runs', String(opts.runs),
+                ...opts.filter.flatMap((f) => ['--filter', f]), ...opts.set.flatMap((s) => ['--set', s]), 'http'];
+  const files = benchmarkFiles(['http'], opts.filter, []);
+  const configs = files.flatMap((f) => listConfigs(old.binary, f, opts.set));
+  const perRun = configs.reduce((s, c) => {
+    const d = Number((c.find((a) => a.startsWith('duration=')) || 'duration=5').split('=')[1]);
+    return s + d + 1 + SECONDS_PER_RUN_OVERHEAD;
+  }, 0);
+  const estimate = perRun * opts.runs * 2;
+  const command = ['node', ...args.map((a) => rel(a))].join(' ');
+  console.error(`${command}\n${configs.length} configurations × ${opts.runs} runs × 2 binaries: ` +
+                `about ${Math.round(estimate / 60)} minutes`);
+  const meta = {
+    command,
+    date: new Date().toISOString(),
+    old: { binary: rel(old.binary), version: old.version },
+    new: { binary: rel(neu.binary), version: neu.version },
+    runs: opts.runs,
+    machine: machine(),
+    loadavgStart: os.loadavg().map((l) => l.toFixed(2)).join(' '),
+  };
+  const out = fs.openSync(csv, 'w');
+  const child = spawn(process.execPath, args, { stdio: ['ignore', out, 'inherit'] });
+  const stop = () => child.kill('SIGTERM');
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  const code = await new Promise((resolve) => child.on('exit', (c, s) => resolve(s ? 1 : c)));
+  fs.closeSync(out);
+  if (code !== 0) throw new Error(`compare.js failed (exit ${code}); the partial CSV is in ${rel(csv)}`);
+  meta.finished = new Date().toISOString();
+  meta.loadavgEnd = os.loadavg().map((l) => l.toFixed(2)).join(' ');
+  return meta;
+}
+
+// ---------------------------------------------------------------------------
+// RESULTS.md
+
+function majorOf(version) {
+  const m = /^v(\d+)\./.exec(version || '');
+  return m === null ? null : Number(m[1]);
+}
+
+function caseName(c) {
+  return c.filename.replace(/^http\//, '').replace(/\.js$/, '');
+}
+
+function lenOf(configuration) {
+  const m = /(?:^| )len=(\d+)/.exec(configuration);
+  return m === null ? NaN : Number(m[1]);
+}
+
+// What else tells a row apart (type=buffer, workers=4); the defaults say nothing.
+function otherConfig(configuration) {
+  return configuration.split(' ')
+    .filter((p) => !/^(len|duration|c|method)=/.test(p) && p !== 'type=string').join(' ');
+}
+
+function caseLabel(c) {
+  const name = caseName(c);
+  const rest = otherConfig(c.configuration);
+  return `${name}${c.method && c.method !== name ? ` ${c.method}` : ''}${rest ? ` ${rest}` : ''}`;
+}
+
+function mdTable(header, rows) {
+  return [`| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`,
+          ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+}
+
+function ratioText(c) {
+  return `${stats.fmt(c.ratio.median, 3)} (${stats.fmt(c.ratio.min, 3)}–${stats.fmt(c.ratio.max, 3)})`;
+}
+
+function methodTable(list) {
+  return mdTable(
+    ['case', 'len', 'baseline res/s', 'fast res/s', 'median ratio (min–max)', 'improvement', 'p-value', 'conf',
+     'CPU µs/res baseline → fast'],
+    list.map((c) => [
+      caseLabel(c),
+      String(lenOf(c.configuration)),
+      stats.fmtRate(c.meanOld),
+      stats.fmtRate(c.meanNew),
+      ratioText(c),
+      `${stats.fmt(c.improvement, 1)} %`,
+      stats.fmtP(c.p),
+      c.stars || '',
+      `${stats.fmt(c.cpuOld, 2)} → ${stats.fmt(c.cpuNew, 2)}`,
+    ]));
+}
+
+/** BENCHMARKING.md's targets against the method comparisons of one binary. */
+function targetRows(list, major) {
+  const t = TARGETS[major];
+  if (t === undefined) return [];
+  const at = (names, len) => list.filter((c) => names.includes(caseName(c)) && lenOf(c.configuration) === len);
+  const check = (what, items, target) => {
+    if (items.length === 0) return [what, `≥ ${target.toFixed(2)}`, 'not measured', ''];
+    const worst = items.reduce((a, b) => (a.ratio.median <= b.ratio.median ? a : b));
+    const ok = items.every((c) => c.ratio.median >= target);
+    return [what, `≥ ${target.toFixed(2)}`,
+            `${stats.fmt(worst.ratio.median, 3)} (lowest: ${caseName(worst)} len=${lenOf(worst.configuration)})`,
+            ok ? 'met' : '**not met**'];
+  };
+  return [
+    check('send, template, 64 B', at(['send', 'template'], 64), t.sendTemplate),
+    check('end-string, setheader, 64 B', at(['end-string', 'setheader'], 64), t.endSetheader),
+    check('any case, 16 KiB', list.filter((c) => lenOf(c.configuration) === 16384), t.body16k),
+    check('any case, any len (never slower)', list, t.never),
+  ];
+}
+
+function resultsMarkdown(rows, meta, csvPath, svgPath) {
+  const list = stats.comparisons(rows);
+  const versions = { old: meta && meta.old.version, new: meta && meta.new.version, node: meta && meta.old.version };
+  const out = ['# fast-response: benchmark results', ''];
+  out.push('Generated by `benchmark/results.js` from the run below; do not edit by hand. ' +
+           `Regenerate this file from the saved CSV with \`node benchmark/results.js --from ${rel(csvPath)}\`, ` +
+           'or rerun everything with `node benchmark/results.js` (BENCHMARKING.md: a quiet machine).', '');
+  if (meta) {
+    out.push(`- Command: \`${meta.command}\``);
+    out.push(`- Date: ${meta.date} to ${meta.finished || '?'} (UTC)`);
+    out.push(`- old: \`${meta.old.binary}\`, \`node -v\` ${meta.old.version}; new: \`${meta.new.binary}\`, ` +
+             `\`node -v\` ${meta.new.version}`);
+    out.push(`- Machine: ${meta.machine.cpu}, ${meta.machine.cpus} CPUs, ${meta.machine.kernel}; ` +
+             `${meta.machine.pinning}; ${meta.machine.wrk}`);
+    out.push(`- Load average at start ${meta.loadavgStart}, at end ${meta.loadavgEnd || '?'}`);
+  } else {
+    out.push(`- From ${rel(csvPath)} (no metadata file beside it)`);
+  }
+  out.push('- Protocol: 50 keep-alive connections, each run a fresh server process, a 1 s warm-up discarded, ' +
+           `then ${rows.length ? rows[0].time.toFixed(0) : '?'} s measured; baseline and fast runs interleaved; ` +
+           'every response checked (status, headers, body bytes; no socket errors or non-2xx; the fast path ' +
+           'taken for ≥ 99 % of responses).');
+  out.push('- Columns: rates are mean responses/s; ratio = fast / baseline per pair of interleaved runs; ' +
+           'p-value: Welch\'s t-test on the rates; conf: * p < 0.05, ** p < 0.01, *** p < 0.001; ' +
+           'CPU µs/res: server CPU time (user + system) per response.', '');
+
+  for (const binary of ['node', 'old', 'new']) {
+    const items = list.filter((c) => c.kind === 'method' && c.binary === binary);
+    if (items.length === 0) continue;
+    const version = versions[binary] || binary;
+    out.push(`## Node ${version}: fast-response against Node's own path`, '');
+    out.push(methodTable(items), '');
+    const targets = targetRows(items, majorOf(version));
+    if (targets.length > 0) {
+      out.push(`Targets for Node ${majorOf(version)} (BENCHMARKING.md, median ratio):`, '');
+      out.push(mdTable(['target', 'wanted', 'measured', ''], targets), '');
+    }
+  }
+  const across = list.filter((c) => c.kind === 'binary');
+  if (across.length > 0) {
+    out.push(`## Node ${versions.new || 'new'} against Node ${versions.old || 'old'}, same code`, '');
+    out.push(mdTable(
+      ['case', 'len', 'method', `${versions.old || 'old'} res/s`, `${versions.new || 'new'} res/s`,
+       'median ratio new/old (min–max)', 'p-value', 'conf', 'CPU µs/res old → new'],
+      across.map((c) => [caseName(c), String(lenOf(c.configuration)), c.method || '',
+                         stats.fmtRate(c.meanOld), stats.fmtRate(c.meanNew), ratioText(c), stats.fmtP(c.p),
+                         c.stars || '', `${stats.fmt(c.cpuOld, 2)} → ${stats.fmt(c.cpuNew, 2)}`])), '');
+  }
+  if (svgPath) out.push(`![ratio fast/baseline by body length](${path.basename(svgPath)})`, '');
+  return `${out.join('\n')}\n`;
+}
+
+function writeResults(csv, md) {
+  const metaPath = csv.replace(/\.csv$/i, '') + '.json';
+  const meta = fs.existsSync(metaPath) ? JSON.parse(fs.readFileSync(metaPath, 'utf8')) : null;
+  const rows = stats.parseCsv(fs.readFileSync(csv, 'utf8'));
+  if (rows.length === 0) throw new Error(`${csv} has no rows`);
+  const svg = path.join(path.dirname(md), 'results.svg');
+  const labels = meta ? { old: `Node ${meta.old.version}`, new: `Node ${meta.new.version}`, node: `Node ${meta.old.version}` } : {};
+  fs.writeFileSync(svg, svgChart(rows, { labels }));
+  fs.writeFileSync(md, resultsMarkdown(rows, meta, csv, svg));
+  console.error(`wrote ${rel(md)} and ${rel(svg)} from ${rel(csv)}`);
+}
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      from: { type: 'string' },
+      csv: { type: 'string', default: path.join(__dirname, 'results.csv') },
+      md: { type: 'string', default: path.join(__dirname, 'RESULTS.md') },
+      runs: { type: 'string', default: '5' },
+      old: { type: 'string', default: process.execPath },
+      new: { type: 'string', default: '26' },
+      filter: { type: 'string', multiple: true, default: [] },
+      set: { type: 'string', multiple: true, default: [] },
+    },
+  });
+  if (values.from !== undefined) {
+    writeResults(path.resolve(values.from), path.resolve(values.md));
+    return;
+  }
+  const runs = Number(values.runs);
+  if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs ${values.runs}: a positive integer is expected`);
+  const csv = path.resolve(values.csv);
+  const meta = await runFull({ ...values, runs }, csv);
+  fs.writeFileSync(csv.replace(/\.csv$/i, '') + '.json', `${JSON.stringify(meta, null, 2)}\n`);
+  writeResults(csv, path.resolve(values.md));
+}
+
+module.exports = { resultsMarkdown, targetRows };
+
+if (require.main === module) {
+  main().catch((err) => {
+    console.error(`results.js: ${err.message}`);
+    process.exit(1);
+  });
+}

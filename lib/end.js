@@ -106,7 +106,12 @@ function end(res, data, encoding, callback) {
     res._contentLength = (kind & 3) === w.BODY_BYTES ?
       chunk.byteLength :
       Buffer.byteLength(chunk, (kind & 3) === w.BODY_UTF8 ? 'utf8' : 'latin1');
+    // Corked around it as in Node's end(): a writeHead() that throws leaves
+    // the socket corked there too (the next end() uncorks it).
+    const socket = res.socket;
+    socket.cork();
     res._implicitHeader();
+    socket.uncork();
     const again = w.directFd(res);
     if (typeof again === 'string' || res._header === null ||
         (res.chunkedEncoding && !chunkedFast(res, chunk, kind))) {
@@ -160,9 +165,11 @@ function end(res, data, encoding, callback) {
 function endRendered(res, fd, chunk, kind, callback) {
   // Without a body only the head goes out, as latin1 (Node's `_send('')`);
   // a chunked head (writeHead() without Content-Length) gets the body as one
-  // chunk and the last chunk, as write_() and end() frame them.
+  // chunk and the last chunk, as write_() and end() frame them. write_()
+  // sends the chunk-size line first, as latin1, and the head goes with it:
+  // a chunked head is latin1 whatever the body's encoding.
   const bodyFlags = !res._hasBody ? w.BODY_NONE :
-    (res.chunkedEncoding ? kind | w.CHUNKED : kind);
+    (res.chunkedEncoding ? (kind & ~w.HEAD_UTF8) | w.CHUNKED : kind);
   const remaining = binding.writeRendered(
     fd, res._header, chunk, bodyFlags,
     typeof chunk === 'string' ? chunk.length : 0);

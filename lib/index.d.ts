@@ -66,7 +66,8 @@ declare namespace fastResponse {
      * 'finished', 'head-sent', 'strict-content-length', 'chunked', 'queued',
      * 'not-current', 'tls', 'socket-closed', 'socket-busy', 'no-fd',
      * 'body-not-allowed', 'invalid', 'head-fields', 'unique-headers',
-     * 'keep-alive-value', 'end-replaced', 'not-http1', 'header-map', 'head-rendered',
+     * 'keep-alive-value', 'end-replaced', 'writehead-replaced', 'not-http1',
+     * 'header-map', 'head-rendered',
      * 'template-node-path', 'no-addon'.
      */
     reasons: Record<string, number>;

@@ -5,8 +5,10 @@
 // header map.
 
 const {
+  ServerResponse,
   STATUS_CODES,
   nodeEnd,
+  nodeWriteHead,
   kOutHeaders,
   uniqueHeadersOf,
   throwLikeWriteHead,
@@ -128,8 +130,25 @@ function withContentLength(res, statusCode, headers, data) {
 function sendWithNode(res, statusCode, headers, data, reason) {
   if (reason !== undefined) w.countFallback(reason);
   res.writeHead(statusCode, withContentLength(res, statusCode, headers, data));
+  const own = res.end;
+  if (own !== ServerResponse.prototype.end && typeof own === 'function') {
+    return own.call(res, data);
+  }
   if (data === undefined || data === null || data === '') return nodeEnd.call(res);
   return end(res, data);
+}
+
+/**
+ * send() is what calling the response's own writeHead() and end() does:
+ * where they are not Node's (replaced on the instance by on-headers,
+ * compression middleware, ...; another kind of response, such as the HTTP/2
+ * compatibility API's), they must be called. Returns that reason, or null.
+ */
+function ownMethods(res) {
+  if (!(res instanceof ServerResponse)) return 'not-http1';
+  if (res.end !== ServerResponse.prototype.end) return 'end-replaced';
+  if (res.writeHead !== nodeWriteHead) return 'writehead-replaced';
+  return null;
 }
 
 /** Body kind of send()'s `data` (no encoding argument: strings are UTF-8). */
@@ -182,6 +201,8 @@ function finishSend(res, header, fields, data) {
  * @throws {Error} ERR_HTTP_HEADERS_SENT when the head was already rendered.
  */
 function send(res, statusCode, headers, data) {
+  const own = ownMethods(res);
+  if (own !== null) return sendWithNode(res, statusCode, headers, data, own);
   if (res._header || (kOutHeaders !== undefined && res[kOutHeaders] !== null)) {
     // writeHead() throws, or merges with setHeader()'s fields: Node's path.
     return sendWithNode(res, statusCode, headers, data, res._header ? 'head-rendered' : 'header-map');
@@ -270,6 +291,8 @@ function template(statusCode, headers) {
   const arrays = flat !== null && flat.arrays;
 
   function sendTemplate(res, data) {
+    const own = ownMethods(res);
+    if (own !== null) return sendWithNode(res, code, snapshot, data, own);
     if (alwaysNode || res._header ||
         (kOutHeaders !== undefined && res[kOutHeaders] !== null) ||
         (res.statusMessage && res.statusMessage !== reason) ||

@@ -5,7 +5,7 @@
 // out (or only partly out). The head rendering lives in src/head.cc.
 
 const { binding } = require('./binding');
-const { nodeEnd, kRejectNonStandardBodyWrites } = require('./node-internals');
+const { ServerResponse, nodeEnd, kRejectNonStandardBodyWrites } = require('./node-internals');
 
 // Body kinds and flags, as src/addon.cc reads `bodyFlags`.
 const BODY_NONE = 0;
@@ -195,12 +195,18 @@ function complete(res, socket, written, remaining, chunk, callback) {
   res._headerSent = true;
   if (remaining !== 0) {
     partialWrites++;
+    // Corked, as in Node's own end(): the rest and end()'s own final write
+    // go out together when end() uncorks, and an error reaches all of them
+    // (and 'prefinish', 'finish') the way it does in Node.
+    socket.cork();
+    if (written < 0) failNextWrite(socket._handle, written);
     handOver(socket, chunk);
   } else {
     fastWrites++;
   }
-  if (written > 0) {
-    countBytes(socket._handle, written);
+  if (written !== 0) {
+    // A failed write counts its bytes too, as libuv's bytesWritten does.
+    countBytes(socket._handle, written > 0 ? written : remaining);
     socket._unrefTimer();
   }
   if (!res.chunkedEncoding) return nodeEnd.call(res, null, null, callback);
@@ -211,6 +217,21 @@ function complete(res, socket, written, remaining, chunk, callback) {
   } finally {
     res.chunkedEncoding = true;
   }
+}
+
+const kHandleWrites = ['writev', 'writeBuffer', 'writeAsciiString',
+                       'writeLatin1String', 'writeUtf8String', 'writeUcs2String'];
+
+// writev(2) failed with `errno` (results[3] < 0). The socket may report that
+// error only once (ECONNRESET; the next write sees EPIPE): the handle's next
+// write fails with it without a syscall, and Node's stream code reports it
+// as it reports a failed write (ErrnoException(errno, 'write')).
+function failNextWrite(handle, errno) {
+  const fail = () => {
+    for (const name of kHandleWrites) delete handle[name];
+    return errno;
+  };
+  for (const name of kHandleWrites) handle[name] = fail;
 }
 
 // What the addon could not write, in order, to socket.write(): copies of its
@@ -284,13 +305,23 @@ function applyHead(res, header, fields, addedContentLength) {
   }
 }
 
-// matchHeader(): `_contentLength = +value` of the last Content-Length field.
+// matchHeader(): `_contentLength = +value` of the last Content-Length field
+// (Node 20 and later); Node 18 keeps the value as given, a string here
+// (test/edges.test.js compares `_contentLength` with Node's own end()).
+const CONTENT_LENGTH_AS_NUMBER = (() => {
+  const probe = new ServerResponse({
+    method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1, headers: {},
+  });
+  probe.writeHead(200, { 'Content-Length': '0' });
+  return probe._contentLength === 0;
+})();
+
 function findContentLength(fields) {
   let value = null;
   for (let i = 0; i < fields.length; i += 2) {
     const name = fields[i];
     if (name.length === 14 && name.toLowerCase() === 'content-length') {
-      value = +fields[i + 1];
+      value = CONTENT_LENGTH_AS_NUMBER ? +fields[i + 1] : fields[i + 1];
     }
   }
   return value;

@@ -6,6 +6,7 @@
 #include <node_api.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -112,7 +113,7 @@ struct Instance {
   Scratch body;
   DateCache date;
   // Float64Array shared with lib/: [remaining bytes or code, result bits,
-  // body length in bytes, bytes written].
+  // body length in bytes, bytes written or -errno].
   double* results = nullptr;
   napi_ref results_ref = nullptr;
   // What the last write left unwritten, for pending().
@@ -337,7 +338,14 @@ double WriteOut(Instance* inst, int fd, const uint8_t* head, size_t head_len,
   }
   const ssize_t n = Writev(fd, iov, count);
   size_t written = n > 0 ? static_cast<size_t>(n) : 0;
-  inst->results[3] = static_cast<double>(written);
+  const size_t total_written = written;
+  // results[3]: the bytes written, or the error (-errno) of a failed
+  // writev(2) other than EAGAIN. The socket reports some errors only once
+  // (ECONNRESET; a second write sees EPIPE): lib/ has the socket's next
+  // write fail with this one, as libuv would have reported it to Node.
+  inst->results[3] = n < 0 && n != -EAGAIN && n != -EWOULDBLOCK
+                         ? static_cast<double>(n)
+                         : static_cast<double>(written);
   // Keep only what was not written, for pending().
   int kept = 0;
   for (int i = 0; i < count; i++) {
@@ -351,7 +359,7 @@ double WriteOut(Instance* inst, int fd, const uint8_t* head, size_t head_len,
   }
   inst->segment_count = kept;
   if (kept == 0) inst->body.Release();
-  return static_cast<double>(total - static_cast<size_t>(inst->results[3]));
+  return static_cast<double>(total - total_written);
 }
 
 MessageState ToMessageState(uint32_t bits, int64_t keep_alive_timeout_s,

@@ -58,9 +58,26 @@ function chunkedFast(res, chunk, kind) {
     ((kind & 3) !== w.BODY_BYTES || chunk.byteLength !== 0);
 }
 
+// Set while send() hands a response it could not render to Node: send()
+// has counted that call's fallback already, so end() does not count it again.
+let inSendFallback = false;
+
 function fallback(res, reason, data, encoding, callback) {
-  w.countFallback(reason);
+  if (!inSendFallback) w.countFallback(reason);
   return nodeEnd.call(res, data, encoding, callback);
+}
+
+/**
+ * end() for send()'s Node path: the head is Node's; the body may still go
+ * out fast (counted as such); the fallback was counted by send().
+ */
+function endAfterNodeHead(res, data) {
+  inSendFallback = true;
+  try {
+    return end(res, data);
+  } finally {
+    inSendFallback = false;
+  }
 }
 
 /**
@@ -176,4 +193,4 @@ function endRendered(res, fd, chunk, kind, callback) {
   return w.complete(res, res.socket, results[3], remaining, chunk, callback);
 }
 
-module.exports = { end, ServerResponse };
+module.exports = { end, endAfterNodeHead, ServerResponse };

@@ -13,7 +13,7 @@ const {
   uniqueHeadersOf,
   throwLikeWriteHead,
 } = require('./node-internals');
-const { end } = require('./end');
+const { endAfterNodeHead } = require('./end');
 const w = require('./write');
 
 const { binding, results } = w;
@@ -127,15 +127,17 @@ function withContentLength(res, statusCode, headers, data) {
 }
 
 /** Node's own path for send(): writeHead() with Content-Length, then end(). */
+// The call is counted under `reason` once; when the body still goes out
+// through the addon after Node rendered the head, it counts as fast too.
 function sendWithNode(res, statusCode, headers, data, reason) {
-  if (reason !== undefined) w.countFallback(reason);
+  w.countFallback(reason);
   res.writeHead(statusCode, withContentLength(res, statusCode, headers, data));
   const own = res.end;
   if (own !== ServerResponse.prototype.end && typeof own === 'function') {
     return own.call(res, data);
   }
   if (data === undefined || data === null || data === '') return nodeEnd.call(res);
-  return end(res, data);
+  return endAfterNodeHead(res, data);
 }
 
 /**

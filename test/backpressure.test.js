@@ -1,0 +1,468 @@
+'use strict';
+
+// Backpressure: bodies far larger than the kernel's socket buffers, sent to
+// a client that reads slowly, must arrive byte for byte; the fast path then
+// writes what the kernel takes with one writev(2) and hands the rest to
+// socket.write() (a partial write), and 'finish' must wait for that rest.
+//
+// Why the assertions hold on any machine: the client does not read at all
+// until the server's call has returned, so with a body larger than
+// tcp_wmem[max] + tcp_rmem[max] (checked below) the first writev(2) cannot
+// take everything: every 64 MiB call is a partial write. 'finish' means "the
+// last byte was handed to the kernel", so when it fires the socket's own
+// queue is empty and the client has read at least total - (kernel buffers).
+
+const assert = require('node:assert/strict');
+const crypto = require('node:crypto');
+const { test } = require('node:test');
+
+const fastResponse = require('..');
+const { results } = require('../lib/write');
+const {
+  ResponseParser,
+  withTimeout,
+  deferred,
+  listen,
+  closeServer,
+  connect,
+  whenCurrent,
+  fillKernelBuffers,
+  getGc,
+  kernelBufferBound,
+} = require('./helpers/raw-http');
+
+fastResponse.install();
+const gc = getGc();
+
+const MiB = 1024 * 1024;
+const SIZE = 64 * MiB;
+const WAIT_MS = 40000;
+// The client pauses after every READ_STEP bytes for a moment, so that the
+// kernel buffers fill up again and the server's queued rest waits for room.
+const READ_STEP = 2 * MiB;
+// What may come and go in the heap of this process besides the bodies: the
+// client's read buffers (64 KiB each, garbage until collected), Node's pools.
+const MEMORY_SLACK = 16 * MiB;
+
+const kernelBound = kernelBufferBound();
+
+// Bodies, made once: random bytes, an ASCII string, and a string whose
+// UTF-8 form has 2-, 3- and 4-byte sequences (byte length SIZE, fewer
+// characters), so that a body's byte length and its length in characters
+// differ.
+const bufferBody = crypto.randomFillSync(Buffer.allocUnsafe(SIZE));
+const asciiBody = bufferBody.toString('base64', 0, (SIZE / 4) * 3);
+const utf8Body = (() => {
+  const bytes = Buffer.from(asciiBody, 'latin1');
+  const sequences = [[0xC3, 0xA9], [0xE2, 0x82, 0xAC], [0xF0, 0x9F, 0x98, 0x80]];
+  for (let block = 0; block < SIZE / 4096; block++) {
+    const seq = sequences[block % 3];
+    bytes.set(seq, block * 4096 + (bufferBody[block] % 4000));
+  }
+  return bytes.toString('utf8');
+})();
+
+function sha256(data) {
+  return crypto.createHash('sha256').update(data).digest('hex');
+}
+
+const hashes = new Map([
+  [bufferBody, sha256(bufferBody)],
+  [asciiBody, sha256(asciiBody)],
+  [utf8Body, sha256(utf8Body)],
+]);
+
+// Bytes held by ArrayBuffers (Buffers): what a copy of a body would add.
+// (`external` is not used: V8 lowers it only some time after a collection.)
+function arrayBuffers() {
+  return process.memoryUsage().arrayBuffers;
+}
+
+async function arrayBuffersAfterGc() {
+  gc();
+  await new Promise((resolve) => setImmediate(resolve));
+  gc();
+  return arrayBuffers();
+}
+
+const tpl = fastResponse.template(200, { 'Content-Type': 'application/octet-stream', 'X-Case': 'template' });
+
+const methods = {
+  fastEnd(res, body, cb) {
+    res.setHeader('Content-Type', 'application/octet-stream');
+    res.fastEnd(body, cb);
+  },
+  send(res, body, cb) {
+    res.once('finish', cb);
+    fastResponse.send(res, 200, { 'Content-Type': 'application/octet-stream', 'X-Case': 'send' }, body);
+  },
+  template(res, body, cb) {
+    res.once('finish', cb);
+    tpl.send(res, body);
+  },
+};
+
+/**
+ * One connection, two pipelined requests: /big (the 64 MiB body through
+ * `method`) and /after (a small fastEnd once /big has finished, on a socket
+ * that just drained). Returns what the server and the client observed.
+ */
+async function bigTransfer(method, body) {
+  const bodyBytes = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+  const done = deferred();
+  const called = deferred();
+  const finished = deferred();
+  const server = await listen((req, res) => {
+    if (req.url === '/after') {
+      // Pipelined: this response becomes the socket's current one when /big
+      // has finished, on a socket that just drained.
+      whenCurrent(req, res, () => res.fastEnd('after-big'));
+      return;
+    }
+    const socket = res.socket;
+    const seen = { events: [], callbacks: [] };
+    res.on('prefinish', () => seen.events.push('prefinish'));
+    res.on('finish', () => {
+      seen.events.push('finish');
+      seen.atFinish = {
+        writableLength: socket.writableLength,
+        writeQueueSize: socket._handle === null ? null : socket._handle.writeQueueSize,
+        clientReceived: client.received,
+        writableFinished: res.writableFinished,
+      };
+      finished.resolve();
+    });
+    res.on('close', () => seen.events.push('close'));
+    gc();
+    seen.before = arrayBuffers();
+    const s0 = fastResponse.stats();
+    method(res, body, (err) => seen.callbacks.push(err === null || err === undefined ? null : err.code));
+    const s1 = fastResponse.stats();
+    seen.written = results[3];
+    seen.remaining = results[0];
+    seen.afterCall = arrayBuffers();
+    seen.statsDelta = {
+      fast: s1.fast - s0.fast,
+      partial: s1.partial - s0.partial,
+      fallback: s1.fallback - s0.fallback,
+    };
+    seen.finishedSync = res.writableFinished;
+    called.resolve(seen);
+  });
+
+  const client = { received: 0, responses: [], hash: null, midHeap: null };
+  let socket;
+  try {
+    socket = await connect(server.address().port);
+    const parser = new ResponseParser({
+      onHead(r) {
+        r.hash = crypto.createHash('sha256');
+        r.prefix = [];
+      },
+      onData(r, chunk) {
+        r.bodyBytes += chunk.length;
+        if (r.index === 0) r.hash.update(chunk);
+        else r.prefix.push(Buffer.from(chunk));
+      },
+      onEnd(r) {
+        r.digest = r.hash.digest('hex');
+        r.text = Buffer.concat(r.prefix).toString('latin1');
+        delete r.hash;
+        delete r.prefix;
+        client.responses.push(r);
+        if (client.responses.length === 2) done.resolve();
+      },
+    });
+    socket.on('error', done.reject);
+    socket.on('close', () => done.reject(new Error('connection closed early')));
+    socket.write('GET /big HTTP/1.1\r\nHost: t\r\n\r\nGET /after HTTP/1.1\r\nHost: t\r\n\r\n');
+
+    const seen = await withTimeout(called.promise, WAIT_MS, 'the server handler');
+    // Let a premature 'finish' (one not waiting for the queued rest) happen
+    // before the client reads a byte.
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    seen.finishedBeforeReading = seen.events.includes('finish');
+
+    let nextPause = READ_STEP;
+    let measuredMiddle = false;
+    socket.on('data', (chunk) => {
+      client.received += chunk.length;
+      try {
+        parser.push(chunk);
+      } catch (err) {
+        done.reject(err);
+        return;
+      }
+      if (client.received >= nextPause && client.responses.length < 2) {
+        nextPause += READ_STEP;
+        socket.pause();
+        if (!measuredMiddle && client.received >= bodyBytes / 2) {
+          measuredMiddle = true;
+          arrayBuffersAfterGc().then((bytes) => {
+            client.midHeap = bytes;
+            socket.resume();
+          });
+          return;
+        }
+        setTimeout(() => socket.resume(), 1);
+      }
+    });
+    await withTimeout(done.promise, WAIT_MS, 'the client reading both responses');
+    await withTimeout(finished.promise, WAIT_MS, "the response's 'finish'");
+    seen.afterFinish = await arrayBuffersAfterGc();
+    return { seen, client, bodyBytes };
+  } finally {
+    socket?.destroy();
+    await closeServer(server);
+  }
+}
+
+function check({ seen, client, bodyBytes }, body, name) {
+  // Preconditions that make the partial-write assertions hold.
+  assert.ok(bodyBytes > kernelBound + MiB,
+            `body (${bodyBytes}) larger than the kernel's buffers (${kernelBound})`);
+
+  // Bytes: both responses byte-exact, in order, nothing in between.
+  const [big, after] = client.responses;
+  assert.equal(big.status, 200);
+  assert.equal(big.contentLength, bodyBytes);
+  assert.equal(big.chunked, false);
+  assert.equal(big.bodyBytes, bodyBytes);
+  assert.equal(big.digest, hashes.get(body), 'SHA-256 of the body');
+  assert.equal(big.fields['content-type'][0], 'application/octet-stream');
+  if (name !== 'fastEnd') assert.deepEqual(big.fields['x-case'], [name]);
+  assert.equal(after.status, 200);
+  assert.equal(after.text, 'after-big');
+  assert.equal(client.received, big.rawHead.length + bodyBytes + after.rawHead.length + 9);
+
+  // The fast path wrote what the kernel took and handed over the rest.
+  assert.deepEqual(seen.statsDelta, { fast: 0, partial: 1, fallback: 0 });
+  assert.ok(seen.written > 0 && seen.written < big.rawHead.length + bodyBytes,
+            `written ${seen.written}`);
+  assert.equal(seen.remaining, big.rawHead.length + bodyBytes - seen.written);
+
+  // 'finish' only once the last byte was handed to the kernel.
+  assert.equal(seen.finishedSync, false);
+  assert.equal(seen.finishedBeforeReading, false, "'finish' before the client read anything");
+  assert.deepEqual(seen.events, ['prefinish', 'finish', 'close']);
+  assert.deepEqual(seen.callbacks, [null]);
+  assert.equal(seen.atFinish.writableLength, 0);
+  assert.equal(seen.atFinish.writeQueueSize, 0);
+  assert.equal(seen.atFinish.writableFinished, true);
+  const total = big.rawHead.length + bodyBytes;
+  assert.ok(seen.atFinish.clientReceived >= total - kernelBound,
+            `client had ${seen.atFinish.clientReceived} of ${total} bytes at 'finish' ` +
+            `(kernel buffers hold at most ${kernelBound})`);
+
+  // Memory: a Buffer body is referenced, never copied: not after the call
+  // (the rest queued on the socket), not in the middle of the transfer.
+  if (Buffer.isBuffer(body)) {
+    assert.ok(seen.afterCall - seen.before < MEMORY_SLACK,
+              `Buffers grew by ${seen.afterCall - seen.before} bytes during the call`);
+    assert.ok(client.midHeap !== null);
+    assert.ok(client.midHeap - seen.before < MEMORY_SLACK,
+              `Buffers grew by ${client.midHeap - seen.before} bytes mid-transfer`);
+  }
+  // Whatever was copied for the hand-over (a string body's rest) is released
+  // once the response has finished.
+  const left = seen.afterFinish - seen.before;
+  assert.ok(left < MEMORY_SLACK, `Buffers still ${left} bytes above the start`);
+}
+
+const cases = [
+  ['fastEnd', 'Buffer', bufferBody],
+  ['fastEnd', 'ASCII string', asciiBody],
+  ['fastEnd', 'UTF-8 string with multi-byte characters', utf8Body],
+  ['send', 'Buffer', bufferBody],
+  ['send', 'string', asciiBody],
+  ['template', 'Buffer', bufferBody],
+  ['template', 'string', utf8Body],
+];
+
+for (const [name, label, body] of cases) {
+  test(`${name}: a 64 MiB ${label} body reaches a slow reader byte-exact; 'finish' waits for the kernel`, async () => {
+    const observed = await bigTransfer(methods[name], body);
+    check(observed, body, name);
+  });
+}
+
+// ---------------------------------------------------------------------------
+// A socket whose kernel buffers are already full when the response is
+// written: writev(2) takes nothing (EAGAIN) and everything, the head
+// included, is handed to socket.write(). The buffers are filled by writing
+// straight to the socket's fd (Node's own queue stays empty) while the client
+// does not read; what the client then receives after the filler must be the
+// bytes Node's own end() sends in the same situation.
+
+const smallBuffer = crypto.randomBytes(100 * 1024);
+const smallString = 'héllo wörld, € and 😀 '.repeat(2000);
+const FILLER = 0x46;
+
+const fullSocketCases = [
+  {
+    name: 'fastEnd, string body',
+    fast: (res, cb) => res.fastEnd(smallString, cb),
+    node: (res, cb) => res.end(smallString, cb),
+  },
+  {
+    name: 'fastEnd, Buffer body, setHeader()',
+    fast: (res, cb) => {
+      res.setHeader('X-Test', 'full');
+      res.fastEnd(smallBuffer, cb);
+    },
+    node: (res, cb) => {
+      res.setHeader('X-Test', 'full');
+      res.end(smallBuffer, cb);
+    },
+  },
+  {
+    name: 'fastEnd, HEAD request (head only)',
+    method: 'HEAD',
+    fast: (res, cb) => res.fastEnd(smallString, cb),
+    node: (res, cb) => res.end(smallString, cb),
+  },
+  {
+    name: 'fastEnd after writeHead() without Content-Length (chunked)',
+    fast: (res, cb) => {
+      res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
+      res.fastEnd(smallBuffer, cb);
+    },
+    node: (res, cb) => {
+      res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
+      res.end(smallBuffer, cb);
+    },
+  },
+  {
+    name: 'send, Buffer body',
+    fast: (res, cb) => {
+      res.once('finish', cb);
+      fastResponse.send(res, 201, { 'X-Test': 'send' }, smallBuffer);
+    },
+    node: (res, cb) => {
+      res.writeHead(201, { 'X-Test': 'send', 'Content-Length': smallBuffer.length });
+      res.end(smallBuffer, cb);
+    },
+  },
+  {
+    name: 'template, string body',
+    fast: (res, cb) => {
+      res.once('finish', cb);
+      tpl.send(res, smallString);
+    },
+    node: (res, cb) => {
+      res.writeHead(200, {
+        'Content-Type': 'application/octet-stream',
+        'X-Case': 'template',
+        'Content-Length': Buffer.byteLength(smallString),
+      });
+      res.end(smallString, cb);
+    },
+  },
+];
+
+function maskDate(text) {
+  return text.replace(/\r\nDate: [^\r\n]*\r\n/gi, '\r\nDate: <masked>\r\n');
+}
+
+/**
+ * Fills the socket's kernel buffers, then runs `respond`; returns what the
+ * server saw and the bytes the client received after the filler.
+ */
+async function fullSocketRun(respond, method) {
+  const called = deferred();
+  const finished = deferred();
+  const done = deferred();
+  const seen = { events: [], callbacks: [], filler: 0 };
+  const server = await listen(async (req, res) => {
+    if (req.url === '/after') {
+      whenCurrent(req, res, () => res.end('after'));
+      return;
+    }
+    const socket = res.socket;
+    const fd = socket._handle.fd;
+    seen.filler += fillKernelBuffers(fd, FILLER);
+    // Delayed ACKs (and the client's first read) may still free some room:
+    // fill again until a pause long enough for them frees nothing more.
+    for (let round = 0; round < 20; round++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const more = fillKernelBuffers(fd, FILLER);
+      seen.filler += more;
+      if (more === 0) break;
+    }
+    res.on('prefinish', () => seen.events.push('prefinish'));
+    res.on('finish', () => {
+      seen.events.push('finish');
+      seen.atFinish = { writableLength: socket.writableLength, clientReceived: client.received };
+      finished.resolve();
+    });
+    res.on('close', () => seen.events.push('close'));
+    const s0 = fastResponse.stats();
+    respond(res, (err) => seen.callbacks.push(err === null || err === undefined ? null : err.code));
+    const s1 = fastResponse.stats();
+    seen.written = results[3];
+    seen.statsDelta = {
+      fast: s1.fast - s0.fast,
+      partial: s1.partial - s0.partial,
+      fallback: s1.fallback - s0.fallback,
+    };
+    called.resolve();
+  });
+  const client = { received: 0, chunks: [] };
+  let socket;
+  try {
+    socket = await connect(server.address().port);
+    const parser = new ResponseParser({
+      onData() {},
+      onEnd(r) {
+        if (r.index === 1) done.resolve();
+      },
+    }, [method, 'GET']);
+    socket.on('error', done.reject);
+    socket.write(`${method} /first HTTP/1.1\r\nHost: t\r\n\r\nGET /after HTTP/1.1\r\nHost: t\r\n\r\n`);
+    await withTimeout(called.promise, WAIT_MS, 'the server handler');
+    await new Promise((resolve) => setImmediate(resolve));
+    seen.finishedBeforeReading = seen.events.includes('finish');
+    socket.on('data', (chunk) => {
+      client.received += chunk.length;
+      client.chunks.push(chunk);
+      const fillerLeft = seen.filler - (client.received - chunk.length);
+      try {
+        if (fillerLeft < chunk.length) parser.push(chunk.subarray(Math.max(fillerLeft, 0)));
+      } catch (err) {
+        done.reject(err);
+      }
+    });
+    await withTimeout(done.promise, WAIT_MS, 'the client reading both responses');
+    await withTimeout(finished.promise, WAIT_MS, "the response's 'finish'");
+  } finally {
+    socket?.destroy();
+    await closeServer(server);
+  }
+  const all = Buffer.concat(client.chunks);
+  const filler = all.subarray(0, seen.filler);
+  assert.equal(filler.length, seen.filler);
+  assert.ok(filler.every((b) => b === FILLER), 'the filler arrived first, unchanged');
+  seen.bytes = all.subarray(seen.filler);
+  return seen;
+}
+
+for (const c of fullSocketCases) {
+  test(`${c.name}: written when the socket buffers are full (EAGAIN) = Node's bytes and events`, async () => {
+    const method = c.method || 'GET';
+    const fast = await fullSocketRun(c.fast, method);
+    const node = await fullSocketRun(c.node, method);
+
+    // Nothing went out with writev(2); all of it was handed over.
+    assert.equal(fast.written, 0, 'writev(2) took no byte of a full socket');
+    assert.deepEqual(fast.statsDelta, { fast: 0, partial: 1, fallback: 0 });
+    assert.equal(fast.finishedBeforeReading, false, "'finish' before the client read anything");
+    assert.equal(fast.atFinish.writableLength, 0);
+
+    // The same bytes (the Date value aside) and the same events as Node's end().
+    assert.equal(maskDate(fast.bytes.toString('latin1')), maskDate(node.bytes.toString('latin1')));
+    assert.deepEqual(fast.events, node.events);
+    assert.deepEqual(fast.callbacks, node.callbacks);
+    assert.deepEqual(fast.events, ['prefinish', 'finish', 'close']);
+  });
+}

@@ -158,6 +158,7 @@ function end(res, data, encoding, callback) {
     res._hasBody = false;
   }
   if (res._expect_continue && !res._sent100) res.shouldKeepAlive = false;
+  if (w.rejectsBody(res)) return fallback(res, 'body-not-allowed', data, encoding, callback);
   const reason = res.statusMessage;
 
   // Without a body (HEAD, 204, 304) only the head goes out, as latin1; the

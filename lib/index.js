@@ -17,6 +17,9 @@ const w = require('./write');
 
 let installed = null;
 
+/** Whether the native addon loaded (false: every call takes Node's path). */
+const native = loadError === null;
+
 /**
  * Defines `ServerResponse.prototype.fastEnd(data[, encoding][, callback])`,
  * and with `{ patchEnd: true }` also routes every `res.end()` of every
@@ -40,6 +43,8 @@ function install(options) {
     installed = {
       fastEnd: Object.getOwnPropertyDescriptor(proto, 'fastEnd'),
       end: Object.getOwnPropertyDescriptor(proto, 'end'),
+      // The end() in effect before install(), own or inherited.
+      previousEnd: proto.end,
       patchedEnd: false,
     };
     Object.defineProperty(proto, 'fastEnd', {
@@ -59,9 +64,7 @@ function install(options) {
       configurable: true,
       writable: true,
       enumerable: false,
-      value: function end(data, encoding, callback) {
-        return patchedEnd(this, data, encoding, callback);
-      },
+      value: patchedEndMethod,
     });
   }
   return uninstall;
@@ -96,7 +99,10 @@ function install(options) {
  */
 function fastResponseEnd(res, data, encoding, callback) {
   const own = res.end;
-  if (own !== ServerResponse.prototype.end && typeof own === 'function') {
+  // Only Node's own end() (or this package's patch of it) is taken over; an
+  // end() wrapped by anyone else (compression, APM, the HTTP/2 compatibility
+  // API) is called, so that it sees the call.
+  if (own !== nodeEnd && own !== patchedEndMethod && typeof own === 'function') {
     // An HTTP/2 compatibility response (or any other kind) has its own end.
     w.countFallback(res instanceof ServerResponse ? 'end-replaced' : 'not-http1');
     return callOwnEnd(own, res, data, encoding, callback);
@@ -113,9 +119,18 @@ function callOwnEnd(own, res, data, encoding, callback) {
   return own.call(res);
 }
 
+function patchedEndMethod(data, encoding, callback) {
+  return patchedEnd(this, data, encoding, callback);
+}
+
 // `res.end()` under install({ patchEnd: true }): end() with no data is
 // Node's own; everything else is fastResponse.end().
 function patchedEnd(res, data, encoding, callback) {
+  // An end() someone else wrapped before install() keeps its wrapper.
+  const previous = installed !== null ? installed.previousEnd : nodeEnd;
+  if (previous !== nodeEnd && typeof previous === 'function') {
+    return previous.call(res, data, encoding, callback);
+  }
   if (!data || typeof data === 'function') {
     return nodeEnd.call(res, data, encoding, callback);
   }
@@ -169,8 +184,6 @@ module.exports = {
   uninstall,
   stats,
   resetStats: w.resetStats,
-  /** Whether the native addon loaded (false: every call takes Node's path). */
-  native: loadError === null,
-  /** Why the native addon did not load, or null. */
+  native,
   loadError,
 };

@@ -227,6 +227,9 @@ function send(res, statusCode, headers, data) {
   }
 
   const reason = prepareStatus(res, code);
+  if (w.rejectsBody(res) && kind !== w.BODY_NONE) {
+    return sendWithNode(res, statusCode, headers, data, 'body-not-allowed');
+  }
   const { fields } = flat;
   const header = binding.writeResponse(
     fd, code, reason, fields, fields.length >> 1,
@@ -311,6 +314,9 @@ function template(statusCode, headers) {
       return sendWithNode(res, code, snapshot, data, 'keep-alive-value');
     }
     prepareStatus(res, code);
+    if (w.rejectsBody(res) && kind !== w.BODY_NONE) {
+      return sendWithNode(res, code, snapshot, data, 'body-not-allowed');
+    }
     const header = binding.writeTemplate(
       fd, prepared, fieldFlags, w.stateBits(res) | w.CONTENT_LENGTH_AS_FIELD,
       seconds, max, data, res._hasBody ? kind : w.BODY_NONE,

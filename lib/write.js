@@ -77,7 +77,27 @@ function resetStats() {
 }
 
 // ---------------------------------------------------------------------------
-// When the fast path may run (DESIGN.md, "The fast path and its fallback").
+// When the fast path may run (the design's "fast path and its fallback").
+
+const net = require('node:net');
+const { OutgoingMessage } = require('./node-internals');
+
+// Node 18's _storeHeader() closes the connection after removeHeader
+// ('Connection'); Node 20 and later keep it alive when the request asked to.
+// src/head.cc renders the later rule, so on Node 18 that case is Node's.
+const REMOVED_CONNECTION_KEEPS_ALIVE =
+  /_last\s*=\s*!this\.shouldKeepAlive/.test(OutgoingMessage.prototype._storeHeader.toString());
+const socketWrite = net.Socket.prototype.write;
+
+/**
+ * Whether the response refuses a body (HEAD, 1xx, 204, 304) with
+ * ERR_HTTP_BODY_NOT_ALLOWED (the server's rejectNonStandardBodyWrites):
+ * then Node throws, so the call is Node's.
+ */
+function rejectsBody(res) {
+  return !res._hasBody && kRejectNonStandardBodyWrites !== undefined &&
+    res[kRejectNonStandardBodyWrites] === true;
+}
 
 /**
  * Returns the socket's file descriptor when `res` may be written directly,
@@ -94,6 +114,8 @@ function directFd(res) {
     return 'not-current';
   }
   if (socket.encrypted) return 'tls';
+  // Instrumentation that wraps socket.write() must see the bytes.
+  if (socket.write !== socketWrite) return 'socket-write-replaced';
   if (socket.destroyed || !socket.writable) return 'socket-closed';
   if (socket.writableLength !== 0 || socket.writableCorked !== 0) {
     return 'socket-busy';
@@ -103,9 +125,9 @@ function directFd(res) {
   if (handle.writeQueueSize !== 0) return 'socket-busy';
   const fd = handle.fd;
   if (typeof fd !== 'number' || fd < 0) return 'no-fd';
-  if (!res._hasBody && kRejectNonStandardBodyWrites !== undefined &&
-      res[kRejectNonStandardBodyWrites]) {
-    return 'body-not-allowed';
+  if (rejectsBody(res)) return 'body-not-allowed';
+  if (res._removedConnection && !REMOVED_CONNECTION_KEEPS_ALIVE) {
+    return 'removed-connection';
   }
   return fd;
 }
@@ -135,7 +157,8 @@ function bodyKind(chunk, encoding) {
     }
     return 'encoding';
   }
-  if (chunk instanceof Uint8Array) return BODY_BYTES;
+  // An empty (or detached) buffer is Node's: it writes no body, or throws.
+  if (chunk instanceof Uint8Array) return chunk.byteLength === 0 ? 'empty-body' : BODY_BYTES;
   return chunk ? 'body-type' : 'no-body';
 }
 
@@ -341,6 +364,7 @@ module.exports = {
   INVALID,
   FALLBACK_FIELDS,
   directFd,
+  rejectsBody,
   bodyKind,
   toBytes,
   stateBits,

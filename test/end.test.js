@@ -333,8 +333,21 @@ describe('bodies and encodings', () => {
   test('Buffer body', () =>
     differential({ request: get(), handler: ending(null, Buffer.from(MULTIBYTE)) }));
 
-  test('empty Buffer body: Content-Length: 0', () =>
-    differential({ request: get(), handler: ending(null, Buffer.alloc(0)) }));
+  test('empty Buffer body: falls back to Node (empty-body), Content-Length: 0', () =>
+    differential({ request: get(), handler: ending(null, Buffer.alloc(0)), fast: 0, fallback: { 'empty-body': 1 } }));
+
+  test('a Uint8Array over a detached ArrayBuffer: Node\'s behaviour (empty-body fallback)', () =>
+    differential({
+      request: get(),
+      handler: (req, res, ctx) => {
+        const u = new Uint8Array(10);
+        structuredClone(u.buffer, { transfer: [u.buffer] });
+        ctx.api.end(res, u);
+      },
+      allowEmpty: true,
+      fast: 0,
+      fallback: { 'empty-body': 1 },
+    }));
 
   test('Uint8Array body', () =>
     differential({ request: get(), handler: ending(null, new Uint8Array([104, 105, 0, 255, 10])) }));
@@ -537,7 +550,7 @@ describe('header fields', () => {
         ctx.api.end(res, Buffer.alloc(0));
       },
       fast: 0,
-      fallback: { chunked: 1 },
+      fallback: { 'empty-body': 1 },
     }));
 
   test('writeHead without Content-Length with trailers: falls back, equal bytes', () =>

@@ -119,7 +119,9 @@ function end(res, data, encoding, callback) {
 
   // writeHead() replaced on the response (on-headers, compression, ...):
   // Node's end() calls it through _implicitHeader(), so let it render.
-  if (res.writeHead !== nodeWriteHead || res._implicitHeader !== nodeImplicitHeader) {
+  // So does Node 18, whose head rules differ from src/head.cc's (write.js).
+  if (w.NODE_RENDERS_HEAD || res.writeHead !== nodeWriteHead ||
+      res._implicitHeader !== nodeImplicitHeader) {
     res._contentLength = (kind & 3) === w.BODY_BYTES ?
       chunk.byteLength :
       Buffer.byteLength(chunk, (kind & 3) === w.BODY_UTF8 ? 'utf8' : 'latin1');

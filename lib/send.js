@@ -13,7 +13,7 @@ const {
   uniqueHeadersOf,
   throwLikeWriteHead,
 } = require('./node-internals');
-const { endAfterNodeHead } = require('./end');
+const { end, endAfterNodeHead } = require('./end');
 const w = require('./write');
 
 const { binding, results } = w;
@@ -130,14 +130,16 @@ function withContentLength(res, statusCode, headers, data) {
 // The call is counted under `reason` once; when the body still goes out
 // through the addon after Node rendered the head, it counts as fast too.
 function sendWithNode(res, statusCode, headers, data, reason) {
-  w.countFallback(reason);
+  // Node 18 (w.NODE_RENDERS_HEAD): Node renders every head; that is the
+  // mode, not a fallback, and end() counts what happens to the body.
+  if (reason !== undefined) w.countFallback(reason);
   res.writeHead(statusCode, withContentLength(res, statusCode, headers, data));
   const own = res.end;
   if (own !== ServerResponse.prototype.end && typeof own === 'function') {
     return own.call(res, data);
   }
   if (data === undefined || data === null || data === '') return nodeEnd.call(res);
-  return endAfterNodeHead(res, data);
+  return reason === undefined ? end(res, data) : endAfterNodeHead(res, data);
 }
 
 /**
@@ -203,7 +205,7 @@ function finishSend(res, header, fields, data) {
  * @throws {Error} ERR_HTTP_HEADERS_SENT when the head was already rendered.
  */
 function send(res, statusCode, headers, data) {
-  const own = ownMethods(res);
+  const own = w.NODE_RENDERS_HEAD ? undefined : ownMethods(res);
   if (own !== null) return sendWithNode(res, statusCode, headers, data, own);
   if (res._header || (kOutHeaders !== undefined && res[kOutHeaders] !== null)) {
     // writeHead() throws, or merges with setHeader()'s fields: Node's path.
@@ -296,7 +298,7 @@ function template(statusCode, headers) {
   const arrays = flat !== null && flat.arrays;
 
   function sendTemplate(res, data) {
-    const own = ownMethods(res);
+    const own = w.NODE_RENDERS_HEAD ? undefined : ownMethods(res);
     if (own !== null) return sendWithNode(res, code, snapshot, data, own);
     if (alwaysNode || res._header ||
         (kOutHeaders !== undefined && res[kOutHeaders] !== null) ||

@@ -339,6 +339,12 @@ const CONTENT_LENGTH_AS_NUMBER = (() => {
   return probe._contentLength === 0;
 })();
 
+// Node 18's _storeHeader() differs from Node 20+ in its keep-alive and
+// Content-Length rules, which src/head.cc renders. There Node renders every
+// head itself (writeHead()/_implicitHeader()) and the addon writes it with
+// the body: the write path gains, the head stays Node 18's own.
+const NODE_RENDERS_HEAD = !REMOVED_CONNECTION_KEEPS_ALIVE || !CONTENT_LENGTH_AS_NUMBER;
+
 function findContentLength(fields) {
   let value = null;
   for (let i = 0; i < fields.length; i += 2) {
@@ -363,6 +369,7 @@ module.exports = {
   CONTENT_LENGTH_AS_FIELD,
   INVALID,
   FALLBACK_FIELDS,
+  NODE_RENDERS_HEAD,
   directFd,
   rejectsBody,
   bodyKind,

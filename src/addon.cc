@@ -607,12 +607,29 @@ napi_value WriteRendered(napi_env env, napi_callback_info info) {
     ThrowTypeError(env, "fast-response: writeRendered() arguments");
     return nullptr;
   }
-  const uint32_t body_flags = ToUint32(env, argv[3]);
+  uint32_t body_flags = ToUint32(env, argv[3]);
   const size_t units = static_cast<size_t>(ToDouble(env, argv[4]));
   std::string& head = inst->head.bytes();
   head.clear();
-  // `_header` is a one-byte string that Node validated when rendering it.
-  if (!AppendLatin1(env, argv[1], &head, false)) {
+  bool ok;
+  if ((body_flags & kHeadUtf8) != 0) {
+    // Node writes `_header + chunk` as UTF-8: encode `_header` the same way,
+    // whatever it holds (a re-encoded Content-Disposition can hold U+FFFD).
+    size_t length = 0;
+    ok = napi_get_value_string_utf8(env, argv[1], nullptr, 0, &length) ==
+         napi_ok;
+    if (ok) {
+      head.resize(length + 1);
+      napi_get_value_string_utf8(env, argv[1], &head[0], length + 1, &length);
+      head.resize(length);
+    }
+    body_flags &= ~kHeadUtf8;
+  } else {
+    // `_header` is a string Node validated when rendering it; Node writes
+    // it as latin1.
+    ok = AppendLatin1(env, argv[1], &head, false);
+  }
+  if (!ok) {
     ThrowTypeError(env, "fast-response: header must be a string");
     return nullptr;
   }

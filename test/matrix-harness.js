@@ -1,5 +1,7 @@
 'use strict';
 
+const { withTimeout } = require('./helpers/raw-http');
+
 // The compact harness of test/matrix.test.js and test/edges.test.js (not a
 // test file itself). A raw `net` client sends exact request bytes and keeps
 // every byte it receives; a small response scanner only decides when the
@@ -81,13 +83,6 @@ function snapshot(res) {
   };
 }
 
-function withTimeout(promise, ms, what) {
-  let timer;
-  const timeout = new Promise((resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
 
 /**
  * Scans received bytes for the responses to `methods` (one final response

@@ -1,5 +1,7 @@
 'use strict';
 
+const { withTimeout, deferred } = require('./raw-http');
+
 // The differential harness: one handler, run twice — once with Node's own
 // `res.end()` (or `writeHead()` + `end()` for send/template/json), once with
 // the fast path — each on a fresh server on 127.0.0.1:0. A raw client sends
@@ -52,23 +54,7 @@ function errorInfo(err) {
   };
 }
 
-function withTimeout(promise, ms, what) {
-  let timer;
-  const timeout = new Promise((resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
 
-function deferred() {
-  let resolve;
-  let reject;
-  const promise = new Promise((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
 
 // ---------------------------------------------------------------------------
 // Response framing on the client side (just enough to know when the

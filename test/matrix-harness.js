@@ -1,6 +1,6 @@
 'use strict';
 
-const { withTimeout } = require('./helpers/raw-http');
+const { withTimeout, statsDelta } = require('./helpers/raw-http');
 
 // The compact harness of test/matrix.test.js and test/edges.test.js (not a
 // test file itself). A raw `net` client sends exact request bytes and keeps
@@ -275,20 +275,6 @@ function handleSentinel(req, res, nodeEnd) {
   return true;
 }
 
-/** stats() after minus stats() before. */
-function statsDelta(before, after) {
-  const reasons = {};
-  for (const [k, v] of Object.entries(after.reasons)) {
-    const d = v - (before.reasons[k] || 0);
-    if (d !== 0) reasons[k] = d;
-  }
-  return {
-    fast: after.fast - before.fast,
-    partial: after.partial - before.partial,
-    fallback: after.fallback - before.fallback,
-    reasons,
-  };
-}
 
 module.exports = {
   http,

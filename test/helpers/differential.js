@@ -1,6 +1,6 @@
 'use strict';
 
-const { withTimeout, deferred } = require('./raw-http');
+const { withTimeout, deferred, statsDelta } = require('./raw-http');
 
 // The differential harness: one handler, run twice — once with Node's own
 // `res.end()` (or `writeHead()` + `end()` for send/template/json), once with
@@ -573,19 +573,6 @@ async function runOnce(opts, api, label) {
   };
 }
 
-function statsDelta(before, after) {
-  const reasons = {};
-  for (const [k, v] of Object.entries(after.reasons)) {
-    const d = v - (before.reasons[k] || 0);
-    if (d !== 0) reasons[k] = d;
-  }
-  return {
-    fast: after.fast - before.fast,
-    partial: after.partial - before.partial,
-    fallback: after.fallback - before.fallback,
-    reasons,
-  };
-}
 
 function assertSameBytes(actual, expected, what) {
   if (actual.equals(expected)) return;

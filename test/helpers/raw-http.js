@@ -302,7 +302,23 @@ function kernelBufferBound() {
   return max('/proc/sys/net/ipv4/tcp_wmem') + max('/proc/sys/net/ipv4/tcp_rmem');
 }
 
+/** stats() after minus stats() before (fast-response's counters). */
+function statsDelta(before, after) {
+  const reasons = {};
+  for (const [k, v] of Object.entries(after.reasons)) {
+    const d = v - (before.reasons[k] || 0);
+    if (d !== 0) reasons[k] = d;
+  }
+  return {
+    fast: after.fast - before.fast,
+    partial: after.partial - before.partial,
+    fallback: after.fallback - before.fallback,
+    reasons,
+  };
+}
+
 module.exports = {
+  statsDelta,
   ResponseParser,
   withTimeout,
   deferred,

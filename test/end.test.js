@@ -12,6 +12,8 @@ const http2 = require('node:http2');
 const fastResponse = require('..');
 const { differential, get, withTimeout, TIMEOUT_MS, parseResponses, requestMethods } =
   require('./helpers/differential');
+const nodeRules = require('./helpers/node-rules');
+const { byHeadRenderer, headRuleFallback, refusedHead, removedConnection } = nodeRules;
 
 const BODY = 'hello world';
 const MULTIBYTE = 'h\u00e9llo w\u00f6rld \u2713 \u{1F600} \u4e2d\u6587';
@@ -99,7 +101,11 @@ describe('connection handling', () => {
     differential({ request: get(), handler: ending((res) => res.setHeader('Keep-Alive', 'timeout=30'), BODY) }));
 
   test('removeHeader("Connection"): no Connection field, connection kept', () =>
-    differential({ request: get(), handler: ending((res) => res.removeHeader('Connection'), BODY) }));
+    differential({
+      request: get(),
+      handler: ending((res) => res.removeHeader('Connection'), BODY),
+      ...removedConnection(),
+    }));
 
   for (const timeout of [2500, 999, 0, 65000]) {
     test(`server.keepAliveTimeout = ${timeout}: Keep-Alive: timeout=floor(t/1000) or none`, () =>
@@ -134,8 +140,7 @@ describe('connection handling', () => {
       request: get(),
       setup: (server) => { server.maxRequestsPerSocket = 2.5; },
       handler: ending(null, BODY),
-      fast: 0,
-      fallback: { 'keep-alive-value': 1 },
+      ...headRuleFallback('keep-alive-value'),
     }));
 
   test('Connection: Upgrade on an HTTP/1.0 request', () =>
@@ -465,8 +470,7 @@ describe('header fields', () => {
     differential({
       request: get(),
       handler: ending((res) => res.setHeader('Content-Disposition', 'attachment; filename="\u00e9t\u00e9.txt"'), BODY),
-      fast: 0,
-      fallback: { 'head-fields': 1 },
+      ...headRuleFallback('head-fields'),
     }));
 
   test('writeHead with an object including Content-Length', () =>
@@ -642,8 +646,7 @@ describe('header fields', () => {
     differential({
       request: get(),
       handler: ending((res) => res.removeHeader('Content-Length'), BODY),
-      fast: 0,
-      fallback: { 'head-fields': 1 },
+      ...headRuleFallback('head-fields'),
     }));
 
   test('removeHeader of Content-Length and Transfer-Encoding: close-delimited body', () =>
@@ -661,8 +664,7 @@ describe('header fields', () => {
       request: get(),
       serverOptions: { uniqueHeaders: ['x-unique'] },
       handler: ending((res) => res.setHeader('X-Unique', ['a', 'b']), BODY),
-      fast: 0,
-      fallback: { 'unique-headers': 1 },
+      ...headRuleFallback('unique-headers'),
     }));
 });
 
@@ -810,8 +812,7 @@ describe('errors', () => {
         res.statusCode = 200;
         res.end('after the error');
       },
-      fast: 0,
-      fallback: { invalid: 1 },
+      ...refusedHead('invalid'),
     });
     const { node } = await run;
     assert.equal(node.rec.calls[0].threw.code, 'ERR_HTTP_INVALID_STATUS_CODE');
@@ -828,8 +829,7 @@ describe('errors', () => {
         res.statusMessage = 'OK';
         res.end('after the error');
       },
-      fast: 0,
-      fallback: { invalid: 1 },
+      ...refusedHead('invalid'),
     });
     const { node } = await run;
     assert.equal(node.rec.calls[0].threw.code, 'ERR_INVALID_CHAR');
@@ -845,8 +845,7 @@ describe('errors', () => {
         res.statusMessage = 'OK';
         res.end('after the error');
       },
-      fast: 0,
-      fallback: { invalid: 1 },
+      ...refusedHead('invalid'),
     });
     const { node } = await run;
     assert.equal(node.rec.calls[0].threw.code, 'ERR_INVALID_CHAR');
@@ -957,8 +956,7 @@ describe('fallbacks', () => {
     differential({
       request: get(),
       handler: ending((res) => res.setHeader('Transfer-Encoding', 'chunked'), BODY),
-      fast: 0,
-      fallback: { 'head-fields': 1 },
+      ...headRuleFallback('head-fields'),
     }));
 
   test('addTrailers with a Trailer field: falls back, equal bytes', () =>
@@ -968,8 +966,12 @@ describe('fallbacks', () => {
         res.setHeader('Trailer', 'X-Checksum');
         res.addTrailers({ 'X-Checksum': 'abc123' });
       }, BODY),
-      fast: 0,
-      fallback: { 'head-fields': 1 },
+      // Where Node renders every head, it renders this chunked one; the
+      // trailers keep the body Node's (counted as 'no-head' by end()).
+      ...byHeadRenderer({
+        addon: { fast: 0, fallback: { 'head-fields': 1 } },
+        node: { fast: 0, fallback: { 'no-head': 1 } },
+      }),
     }));
 
   test('TLS (https server): falls back, equal bytes', () =>
@@ -1065,6 +1067,10 @@ describe('harness self-checks', () => {
     const methods = requestMethods(get('/a') + get('/b', '', 'HEAD') + get('/c'));
     assert.deepEqual(methods, ['GET', 'HEAD', 'GET']);
     assert.equal(parseResponses(Buffer.from(text, 'latin1'), methods).responses.length, 3);
+  });
+
+  test('lib/write.js lets Node render every head exactly where Node\'s head rules are not src/head.cc\'s', () => {
+    assert.equal(require('../lib/write').NODE_RENDERS_HEAD, nodeRules.NODE_RENDERS_HEAD);
   });
 
   test('a sanity check of the fast bytes themselves', async () => {

@@ -30,8 +30,9 @@ const originalEnd = http.ServerResponse.prototype.end;
 
 /**
  * Loads the package for `method` and installs what it needs. Returns
- * { fr, skip }: `skip` is why the method cannot run with this package (an
- * older ref without it), else null. `end` loads nothing: pure Node.
+ * { fr, skip, internals }: `skip` is why the method cannot run with this
+ * package (an older ref without it), else null; `internals` (method=bound)
+ * the package's lib/write.js. `end` loads nothing: pure Node.
  */
 function prepare(method) {
   if (method === 'end') return { fr: null, skip: null };
@@ -61,6 +62,19 @@ function prepare(method) {
     case 'template':
       if (typeof fr.template !== 'function') return missing('template()');
       break;
+    case 'bound': {
+      // benchmark/http/bound.js: the package's own write path, no rendering.
+      let internals;
+      try {
+        internals = require(path.join(packagePath, 'lib', 'write.js'));
+      } catch {
+        internals = {};
+      }
+      if (typeof internals.writeRendered !== 'function' || typeof internals.complete !== 'function') {
+        return missing('lib/write.js writeRendered() and complete()');
+      }
+      return { fr, skip: null, internals };
+    }
     case 'patched':
       if (typeof fr.install !== 'function') return missing('install()');
       fr.install({ patchEnd: true });
@@ -100,17 +114,17 @@ function resetStats(fr) {
 }
 
 /**
- * Serves `handlers[method](fr)` on 127.0.0.1 and has bench.http() load it,
+ * Serves `handlers[method](fr, internals)` on 127.0.0.1 and has bench.http() load it,
  * checking the responses against `expect` ({ status, headers, body }) and
  * the fast path's counts. A method the package lacks is skipped.
  */
 function serve(bench, { method, c, duration }, handlers, expect) {
-  const { fr, skip } = prepare(method);
+  const { fr, skip, internals } = prepare(method);
   if (skip !== null) {
     bench.skip(skip);
     return;
   }
-  const server = http.createServer(handlers[method](fr));
+  const server = http.createServer(handlers[method](fr, internals));
   server.listen(0, '127.0.0.1', () => {
     bench.http({
       port: server.address().port,

@@ -15,8 +15,11 @@ try {
   binding = process.env.FAST_RESPONSE_ADDON
     ? require(path.resolve(process.env.FAST_RESPONSE_ADDON))
     : require('node-gyp-build')(path.join(__dirname, '..'));
-  binding.results = new Float64Array(4);
-  binding.setResults(binding.results);
+  // Shared with the addon (src/addon.cc kResult*, kArg*): what a call
+  // reports, and the numeric arguments of the write calls.
+  binding.results = new Float64Array(5);
+  binding.args = new Float64Array(9);
+  binding.setShared(binding.results, binding.args);
 } catch (err) {
   binding = null;
   loadError = err;

@@ -15,41 +15,9 @@ const {
   uniqueHeadersOf,
 } = require('./node-internals');
 const w = require('./write');
+const { SEP, joinHeaderMap } = require('./fields');
 
-const { binding, results } = w;
-const NO_FIELDS = [];
-
-function isCookieField(name) {
-  return name.length === 6 && name.toLowerCase() === 'cookie';
-}
-
-/**
- * The header fields set with setHeader(), flattened to [name, value, ...]
- * strings the way _storeHeader()'s processHeader() walks them, or null when
- * the server's `uniqueHeaders` option changes how arrays are joined.
- */
-function flattenHeaderMap(res, map) {
-  const fields = [];
-  for (const key in map) {
-    const entry = map[key];
-    const name = entry[0];
-    const value = entry[1];
-    if (typeof value === 'string') {
-      fields.push(name, value);
-    } else if (Array.isArray(value)) {
-      const unique = uniqueHeadersOf(res);
-      if (unique) return null;
-      if (value.length < 2 || !isCookieField(name)) {
-        for (let i = 0; i < value.length; i++) fields.push(name, '' + value[i]);
-      } else {
-        fields.push(name, value.join('; '));
-      }
-    } else {
-      fields.push(name, '' + value);
-    }
-  }
-  return fields;
-}
+const { results } = w;
 
 // A chunked response is written here only without trailers (addTrailers())
 // and with a non-empty body: Node writes an empty chunk without framing.
@@ -146,8 +114,11 @@ function end(res, data, encoding, callback) {
     return fallback(res, 'invalid', data, encoding, callback);
   }
   const map = kOutHeaders === undefined ? null : res[kOutHeaders];
-  const fields = map === null ? NO_FIELDS : flattenHeaderMap(res, map);
-  if (fields === null) return fallback(res, 'unique-headers', data, encoding, callback);
+  const fields = joinHeaderMap(map);
+  // uniqueHeaders: the server joins array values of those fields with ', '.
+  if (fields.arrays && uniqueHeadersOf(res)) {
+    return fallback(res, 'unique-headers', data, encoding, callback);
+  }
   const seconds = w.keepAliveSeconds(res);
   const max = w.maxRequests(res);
   if (seconds !== seconds || max !== max) {
@@ -166,9 +137,9 @@ function end(res, data, encoding, callback) {
   // Without a body (HEAD, 204, 304) only the head goes out, as latin1; the
   // body's kind is still passed: `_contentLength` is its byte length.
   const hasBody = res._hasBody;
-  const header = binding.writeResponse(
-    fd, statusCode, typeof reason === 'string' ? reason : '' + reason,
-    fields, fields.length >> 1, w.stateBits(res), seconds, max,
+  const header = w.writeResponse(
+    fd, statusCode, (typeof reason === 'string' ? reason : '' + reason) + SEP + fields.joined,
+    fields.count, w.stateBits(res), seconds, max,
     chunk, hasBody ? kind : (kind & 3), typeof chunk === 'string' ? chunk.length : 0);
   if (header === undefined) {
     return fallback(res, results[0] === w.INVALID ? 'invalid' : 'head-fields',
@@ -178,7 +149,7 @@ function end(res, data, encoding, callback) {
   // write_(): `_contentLength` is the body's byte length, unless a
   // Content-Length field says otherwise.
   res._contentLength = results[2];
-  w.applyHead(res, header, fields);
+  w.applyHead(res, header, fields.joined);
   return w.complete(res, res.socket, results[3], remaining, chunk, cb);
 }
 
@@ -190,7 +161,7 @@ function endRendered(res, fd, chunk, kind, callback) {
   // a chunked head is latin1 whatever the body's encoding.
   const bodyFlags = !res._hasBody ? w.BODY_NONE :
     (res.chunkedEncoding ? (kind & ~w.HEAD_UTF8) | w.CHUNKED : kind);
-  const remaining = binding.writeRendered(
+  const remaining = w.writeRendered(
     fd, res._header, chunk, bodyFlags,
     typeof chunk === 'string' ? chunk.length : 0);
   return w.complete(res, res.socket, results[3], remaining, chunk, callback);

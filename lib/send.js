@@ -15,65 +15,9 @@ const {
 } = require('./node-internals');
 const { end, endAfterNodeHead } = require('./end');
 const w = require('./write');
+const { SEP, joinHeaders } = require('./fields');
 
 const { binding, results } = w;
-
-function isCookieField(name) {
-  return name.length === 6 && name.toLowerCase() === 'cookie';
-}
-
-/**
- * The `headers` argument of writeHead() (a plain object, a flat
- * [name, value, ...] array or an array of [name, value] pairs) flattened to
- * [name, value, ...] strings the way _storeHeader()'s processHeader() walks
- * it. Returns null for anything Node would reject before rendering (then
- * Node itself is left to throw) and `{ fields, arrays }` otherwise; `arrays`
- * tells whether a value was an array (the server's `uniqueHeaders` option
- * joins those differently).
- */
-function flattenHeaders(headers) {
-  const fields = [];
-  let arrays = false;
-  const add = (name, value) => {
-    if (typeof name !== 'string' || value === undefined) return false;
-    if (Array.isArray(value)) {
-      arrays = true;
-      if (value.length < 2 || !isCookieField(name)) {
-        for (let i = 0; i < value.length; i++) {
-          if (value[i] === undefined) return false;
-          fields.push(name, '' + value[i]);
-        }
-      } else {
-        fields.push(name, value.join('; '));
-      }
-    } else {
-      fields.push(name, typeof value === 'string' ? value : '' + value);
-    }
-    return true;
-  };
-  if (headers === undefined || headers === null) return { fields, arrays };
-  if (Array.isArray(headers)) {
-    if (headers.length !== 0 && Array.isArray(headers[0])) {
-      for (let i = 0; i < headers.length; i++) {
-        const entry = headers[i];
-        if (!Array.isArray(entry) || !add(entry[0], entry[1])) return null;
-      }
-    } else {
-      if (headers.length % 2 !== 0) return null;
-      for (let i = 0; i < headers.length; i += 2) {
-        if (!add(headers[i], headers[i + 1])) return null;
-      }
-    }
-    return { fields, arrays };
-  }
-  if (typeof headers !== 'object') return null;
-  for (const name in headers) {
-    if (Object.prototype.hasOwnProperty.call(headers, name) && !add(name, headers[name])) {
-      return null;
-    }
-  }
-  return { fields, arrays };
-}
 
 function statusHasBody(statusCode) {
   return !(statusCode === 204 || statusCode === 304 ||
@@ -177,9 +121,9 @@ function prepareStatus(res, statusCode) {
   return typeof reason === 'string' ? reason : '' + reason;
 }
 
-function finishSend(res, header, fields, data) {
+function finishSend(res, header, joined, contentLength, data) {
   const remaining = results[0];
-  w.applyHead(res, header, fields, results[2]);
+  w.applyHead(res, header, joined, contentLength);
   return w.complete(res, res.socket, results[3], remaining, data, undefined);
 }
 
@@ -213,7 +157,7 @@ function send(res, statusCode, headers, data) {
   }
   const code = statusCode | 0;
   if (code < 100 || code > 999) return sendWithNode(res, statusCode, headers, data, 'invalid');
-  const flat = flattenHeaders(headers);
+  const flat = joinHeaders(headers);
   if (flat === null) return sendWithNode(res, statusCode, headers, data, 'invalid');
   if (flat.arrays && uniqueHeadersOf(res)) {
     return sendWithNode(res, statusCode, headers, data, 'unique-headers');
@@ -232,16 +176,15 @@ function send(res, statusCode, headers, data) {
   if (w.rejectsBody(res) && kind !== w.BODY_NONE) {
     return sendWithNode(res, statusCode, headers, data, 'body-not-allowed');
   }
-  const { fields } = flat;
-  const header = binding.writeResponse(
-    fd, code, reason, fields, fields.length >> 1,
+  const header = w.writeResponse(
+    fd, code, reason + SEP + flat.joined, flat.count,
     w.stateBits(res) | w.VALIDATE | w.CONTENT_LENGTH_AS_FIELD, seconds, max,
     data, res._hasBody ? kind : w.BODY_NONE, typeof data === 'string' ? data.length : 0);
   if (header === undefined) {
     return sendWithNode(res, statusCode, headers, data,
                         results[0] === w.INVALID ? 'invalid' : 'head-fields');
   }
-  return finishSend(res, header, fields, data);
+  return finishSend(res, header, flat.joined, undefined, data);
 }
 
 // template()'s copy of its headers: array values and [name, value] pairs are
@@ -283,18 +226,24 @@ function template(statusCode, headers) {
   throwLikeWriteHead(statusCode, headers);
   const code = statusCode | 0;
   const snapshot = copyHeaders(headers);
-  const flat = flattenHeaders(snapshot);
+  const flat = joinHeaders(snapshot);
   const reason = STATUS_CODES[code] || 'unknown';
   let prepared;
   let fieldFlags = 0;
+  // `_contentLength` of every response when the template names a
+  // Content-Length (else the body length the addon adds).
+  let contentLength;
   if (binding !== null && flat !== null) {
-    prepared = binding.compileTemplate(code, reason, flat.fields, flat.fields.length >> 1);
+    prepared = binding.compileTemplate(code, reason + SEP + flat.joined, flat.count);
     fieldFlags = results[1];
+    if (prepared !== undefined && (fieldFlags & w.FIELD_FLAG_CONTENT_LENGTH) !== 0) {
+      contentLength = w.contentLengthOf(flat.joined);
+    }
   }
   // Fields that make the fast path step aside every time (Transfer-Encoding,
   // Trailer, Expect, non-ASCII Content-Disposition): src/head.h.
   const alwaysNode = prepared === undefined || (fieldFlags & w.FALLBACK_FIELDS) !== 0;
-  const fields = flat === null ? [] : flat.fields;
+  const joined = flat === null ? '' : flat.joined;
   const arrays = flat !== null && flat.arrays;
 
   function sendTemplate(res, data) {
@@ -319,12 +268,12 @@ function template(statusCode, headers) {
     if (w.rejectsBody(res) && kind !== w.BODY_NONE) {
       return sendWithNode(res, code, snapshot, data, 'body-not-allowed');
     }
-    const header = binding.writeTemplate(
+    const header = w.writeTemplate(
       fd, prepared, fieldFlags, w.stateBits(res) | w.CONTENT_LENGTH_AS_FIELD,
       seconds, max, data, res._hasBody ? kind : w.BODY_NONE,
       typeof data === 'string' ? data.length : 0);
     if (header === undefined) return sendWithNode(res, code, snapshot, data, 'head-fields');
-    return finishSend(res, header, fields, data);
+    return finishSend(res, header, joined, contentLength, data);
   }
 
   return Object.freeze({ statusCode: code, send: sendTemplate });
@@ -370,4 +319,4 @@ function json(res, statusCode, value, headers) {
   return send(res, statusCode, merged, body);
 }
 
-module.exports = { send, template, json, withContentLength, flattenHeaders };
+module.exports = { send, template, json, withContentLength };

@@ -5,6 +5,7 @@
 // out (or only partly out). The head rendering lives in src/head.cc.
 
 const { binding } = require('./binding');
+const { splitJoined } = require('./fields');
 const { ServerResponse, nodeEnd, kRejectNonStandardBodyWrites } = require('./node-internals');
 
 // Body kinds and flags, as src/addon.cc reads `bodyFlags`.
@@ -38,6 +39,10 @@ const FIELD_CONNECTION = 1 << (FIELD_SHIFT + 0);
 const FIELD_CONTENT_LENGTH = 1 << (FIELD_SHIFT + 2);
 const FIELD_KEEP_ALIVE = 1 << (FIELD_SHIFT + 8);
 
+// FieldFlag kFieldContentLength (src/head.h), as compileTemplate() reports
+// the template's fields in results[1].
+const FIELD_FLAG_CONTENT_LENGTH = 1 << 2;
+
 // FieldFlag bits (src/head.h) that make the fast path step aside:
 // Transfer-Encoding, Expect, Trailer, non-ASCII Content-Disposition.
 const FALLBACK_FIELDS = (1 << 3) | (1 << 6) | (1 << 7) | (1 << 9);
@@ -45,7 +50,51 @@ const FALLBACK_FIELDS = (1 << 3) | (1 << 6) | (1 << 7) | (1 << 9);
 // results[0] when nothing was written.
 const INVALID = -1;
 
-const results = binding === null ? new Float64Array(4) : binding.results;
+const results = binding === null ? new Float64Array(5) : binding.results;
+const args = binding === null ? new Float64Array(9) : binding.args;
+
+// ---------------------------------------------------------------------------
+// The addon's write calls. Numbers go through `args` (src/addon.cc kArg*),
+// the strings and the body as arguments.
+
+/**
+ * Renders the head (status line, the fields of `text`, then what
+ * _storeHeader() adds) and writes head and body with one writev(2).
+ * `text`: the reason phrase and `count` fields, lib/fields.js. Returns the
+ * head as a latin1 string, or undefined when nothing was written
+ * (results[0]: INVALID, or a case left to Node).
+ */
+function writeResponse(fd, statusCode, text, count, bits, seconds, max, body, bodyFlags, units) {
+  args[0] = fd;
+  args[1] = statusCode;
+  args[2] = count;
+  args[3] = bits;
+  args[4] = seconds;
+  args[5] = max;
+  args[6] = bodyFlags;
+  args[7] = units;
+  return binding.writeResponse(text, body);
+}
+
+/** writeResponse() with a head compiled by binding.compileTemplate(). */
+function writeTemplate(fd, prepared, fieldFlags, bits, seconds, max, body, bodyFlags, units) {
+  args[0] = fd;
+  args[3] = bits;
+  args[4] = seconds;
+  args[5] = max;
+  args[6] = bodyFlags;
+  args[7] = units;
+  args[8] = fieldFlags;
+  return binding.writeTemplate(prepared, body);
+}
+
+/** Writes a head Node rendered (`_header`) and the body; returns the bytes not written. */
+function writeRendered(fd, header, body, bodyFlags, units) {
+  args[0] = fd;
+  args[6] = bodyFlags;
+  args[7] = units;
+  return binding.writeRendered(header, body);
+}
 
 // ---------------------------------------------------------------------------
 // Statistics: per thread, like everything in this module.
@@ -308,9 +357,12 @@ function maxRequests(res) {
 
 /**
  * Applies what the addon's head rendering decided to the response, as
- * writeHead() and _storeHeader() would have (results[1]).
+ * writeHead() and _storeHeader() would have (results[1]). `joined`: the
+ * caller's fields as the addon got them (lib/fields.js); `contentLength`,
+ * when given, is `_contentLength` for a head with a Content-Length field
+ * (template(): known when it was made).
  */
-function applyHead(res, header, fields, addedContentLength) {
+function applyHead(res, header, joined, contentLength) {
   const r = results[1];
   res._header = header;
   res._last = (r & RESULT_LAST) !== 0;
@@ -320,11 +372,8 @@ function applyHead(res, header, fields, addedContentLength) {
   if ((r & FIELD_KEEP_ALIVE) !== 0) res._defaultKeepAlive = false;
   if ((r & FIELD_CONTENT_LENGTH) !== 0) {
     res._removedContLen = false;
-    // matchHeader(): +value of the last Content-Length field, the caller's,
-    // else the one send() added after the caller's fields (the body length).
-    const given = findContentLength(fields);
-    res._contentLength = given === null && addedContentLength !== undefined ?
-      addedContentLength : given;
+    res._contentLength = contentLength !== undefined && contentLength !== null ?
+      contentLength : contentLengthOf(joined);
   }
 }
 
@@ -345,7 +394,16 @@ const CONTENT_LENGTH_AS_NUMBER = (() => {
 // the body: the write path gains, the head stays Node 18's own.
 const NODE_RENDERS_HEAD = !REMOVED_CONNECTION_KEEPS_ALIVE || !CONTENT_LENGTH_AS_NUMBER;
 
-function findContentLength(fields) {
+/**
+ * `_contentLength` after a head with a Content-Length field: results[4]
+ * holds the last such field's value when it is plain decimal digits (or the
+ * body length, when send() added the field); anything else (' 12', '0x10',
+ * '') is `+value` of the last field in `joined`.
+ */
+function contentLengthOf(joined) {
+  const simple = results[4];
+  if (simple >= 0 && CONTENT_LENGTH_AS_NUMBER) return simple;
+  const fields = splitJoined(joined);
   let value = null;
   for (let i = 0; i < fields.length; i += 2) {
     const name = fields[i];
@@ -353,12 +411,15 @@ function findContentLength(fields) {
       value = CONTENT_LENGTH_AS_NUMBER ? +fields[i + 1] : fields[i + 1];
     }
   }
-  return value;
+  return value === null ? simple : value;
 }
 
 module.exports = {
   binding,
   results,
+  writeResponse,
+  writeTemplate,
+  writeRendered,
   BODY_NONE,
   BODY_UTF8,
   BODY_LATIN1,
@@ -369,6 +430,7 @@ module.exports = {
   CONTENT_LENGTH_AS_FIELD,
   INVALID,
   FALLBACK_FIELDS,
+  FIELD_FLAG_CONTENT_LENGTH,
   NODE_RENDERS_HEAD,
   directFd,
   rejectsBody,
@@ -378,6 +440,7 @@ module.exports = {
   keepAliveSeconds,
   maxRequests,
   applyHead,
+  contentLengthOf,
   complete,
   countFallback,
   stats,

@@ -85,6 +85,31 @@ constexpr uint32_t kResultChunked = 1u << 1;
 constexpr uint32_t kResultShouldKeepAlive = 1u << 2;
 constexpr uint32_t kResultFieldShift = 8;  // FieldFlag bits start here
 
+// results[]: what a call reports back.
+enum Result : size_t {
+  kResultRemaining = 0,  // bytes not written, or kInvalid / kFallback
+  kResultBits = 1,       // kResult* bits and FieldFlag bits (FieldShift)
+  kResultBodyLength = 2,    // the body's length in bytes
+  kResultWritten = 3,       // bytes writev(2) took, or -errno
+  kResultContentLength = 4,  // last Content-Length field's value, or -1
+  kResultCount = 5,
+};
+
+// args[]: the numeric arguments of writeResponse(), writeTemplate() and
+// writeRendered(), set by lib/write.js before each call.
+enum Arg : size_t {
+  kArgFd = 0,
+  kArgStatusCode = 1,
+  kArgFieldCount = 2,
+  kArgStateBits = 3,
+  kArgKeepAliveSeconds = 4,  // Math.floor(keepAliveTimeout / 1000)
+  kArgMaxRequests = 5,       // maxRequestsPerSocket, 0 for none
+  kArgBodyFlags = 6,         // BodyKind | kHeadUtf8 | kChunked
+  kArgBodyUnits = 7,         // a string body's length in UTF-16 code units
+  kArgFieldFlags = 8,        // a template's FieldFlag bits
+  kArgCount = 9,
+};
+
 // results[0] when nothing was written.
 constexpr double kInvalid = -1;   // a field failed validation: let Node throw
 constexpr double kFallback = -2;  // a case the fast path leaves to Node
@@ -110,12 +135,19 @@ constexpr char kLastChunk[] = "\r\n0\r\n\r\n";
 struct Instance {
   HeadBuffer head;
   std::string head_utf8;
+  // The reason phrase and fields as read from JavaScript (lib/fields.js).
+  std::u16string units;
+  std::string fields;
   Scratch body;
   DateCache date;
-  // Float64Array shared with lib/: [remaining bytes or code, result bits,
-  // body length in bytes, bytes written or -errno].
+  // Float64Arrays shared with lib/ (setShared()): `results` as kResult*
+  // says, `args` the numeric arguments of the write calls (kArg*). Numbers
+  // written to a typed array cost JavaScript a store each; as Node-API
+  // arguments each would cost a call to read.
   double* results = nullptr;
+  double* args = nullptr;
   napi_ref results_ref = nullptr;
+  napi_ref args_ref = nullptr;
   // What the last write left unwritten, for pending().
   // The segments of the last writev(2), and how many bytes it took.
   Segment segments[kMaxSegments];
@@ -130,6 +162,7 @@ void DeleteInstance(napi_env env, void* data, void* /*hint*/) {
   auto* inst = static_cast<Instance*>(data);
   if (inst->results_ref != nullptr)
     napi_delete_reference(env, inst->results_ref);
+  if (inst->args_ref != nullptr) napi_delete_reference(env, inst->args_ref);
   delete inst;
 }
 
@@ -145,12 +178,6 @@ bool GetArgs(napi_env env, napi_callback_info info, napi_value (&argv)[N]) {
   return napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr) ==
              napi_ok &&
          argc == N;
-}
-
-double ToDouble(napi_env env, napi_value v) {
-  double d = 0;
-  napi_get_value_double(env, v, &d);
-  return d;
 }
 
 uint32_t ToUint32(napi_env env, napi_value v) {
@@ -169,49 +196,16 @@ void ThrowTypeError(napi_env env, const char* message) {
   napi_throw_type_error(env, "ERR_INVALID_ARG_TYPE", message);
 }
 
-// Appends a one-byte JavaScript string to `out` as latin1 bytes.
-// With `check`, the string may hold any characters: it is read as UTF-8 and
-// narrowed, and false is returned when a character above U+00FF makes it
-// something Node's checks reject.
-bool AppendLatin1(napi_env env, napi_value v, std::string* out, bool check) {
-  size_t units = 0;
-  if (napi_get_value_string_latin1(env, v, nullptr, 0, &units) != napi_ok)
-    return false;
-  const size_t start = out->size();
-  if (!check) {
-    out->resize(start + units + 1);
-    size_t copied = 0;
-    napi_get_value_string_latin1(env, v, &(*out)[start], units + 1, &copied);
-    out->resize(start + copied);
-    return true;
-  }
-  out->resize(start + units * 3 + 1);
-  size_t copied = 0;
-  napi_get_value_string_utf8(env, v, &(*out)[start], units * 3 + 1, &copied);
-  auto* p = reinterpret_cast<uint8_t*>(&(*out)[start]);
+// Length of the ASCII prefix of `s` (bytes < 0x80), eight bytes at a time.
+size_t AsciiPrefix(const uint8_t* s, size_t n) {
   size_t i = 0;
-  while (i < copied && p[i] < 0x80) i++;
-  if (i == copied) {
-    out->resize(start + copied);
-    return true;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t word;
+    std::memcpy(&word, s + i, sizeof(word));
+    if ((word & 0x8080808080808080ull) != 0) break;
   }
-  // Narrow UTF-8 to latin1 in place: U+0080..U+00FF are C2/C3 xx.
-  size_t o = i;
-  while (i < copied) {
-    const uint8_t c = p[i];
-    if (c < 0x80) {
-      p[o++] = c;
-      i++;
-    } else if ((c == 0xC2 || c == 0xC3) && i + 1 < copied) {
-      p[o++] = static_cast<uint8_t>(((c & 0x03) << 6) | (p[i + 1] & 0x3F));
-      i += 2;
-    } else {
-      out->resize(start);
-      return false;
-    }
-  }
-  out->resize(start + o);
-  return true;
+  while (i < n && s[i] < 0x80) i++;
+  return i;
 }
 
 struct Span {
@@ -287,8 +281,7 @@ double WriteOut(Instance* inst, int fd, const uint8_t* head, size_t head_len,
                 const Span& body, uint32_t body_flags) {
   if ((body_flags & kHeadUtf8) != 0) {
     // Latin1 head to UTF-8, only when it has a byte >= 0x80.
-    size_t i = 0;
-    while (i < head_len && head[i] < 0x80) i++;
+    size_t i = AsciiPrefix(head, head_len);
     if (i < head_len) {
       std::string& u = inst->head_utf8;
       u.assign(reinterpret_cast<const char*>(head), i);
@@ -343,7 +336,7 @@ double WriteOut(Instance* inst, int fd, const uint8_t* head, size_t head_len,
   // writev(2) other than EAGAIN. The socket reports some errors only once
   // (ECONNRESET; a second write sees EPIPE): lib/ has the socket's next
   // write fail with this one, as libuv would have reported it to Node.
-  inst->results[3] = n < 0 && n != -EAGAIN && n != -EWOULDBLOCK
+  inst->results[kResultWritten] = n < 0 && n != -EAGAIN && n != -EWOULDBLOCK
                          ? static_cast<double>(n)
                          : static_cast<double>(written);
   // Keep only what was not written, for pending().
@@ -380,83 +373,118 @@ MessageState ToMessageState(uint32_t bits, int64_t keep_alive_timeout_s,
   return s;
 }
 
-// Appends the status line and the fields of a flat [name, value, ...] array
-// to inst->head. Returns the FieldFlag union, or sets *invalid.
+// Reads a JavaScript string as latin1 bytes into `out` (its contents
+// replaced), through `units` (UTF-16, reused). False when a character above
+// U+00FF is in it: no latin1 byte says it, and Node's checks reject it in a
+// reason phrase, a field-name or a field-value (Node's own path judges it).
+bool ReadLatin1(napi_env env, napi_value v, std::u16string* units,
+                std::string* out) {
+  size_t n = 0;
+  if (napi_get_value_string_utf16(env, v, nullptr, 0, &n) != napi_ok)
+    return false;
+  units->resize(n + 1);
+  size_t copied = 0;
+  if (napi_get_value_string_utf16(env, v, &(*units)[0], n + 1, &copied) !=
+      napi_ok)
+    return false;
+  const size_t count = copied;  // a local whose address no store can alias
+  out->resize(count);
+  const char16_t* __restrict from = units->data();
+  char* __restrict to = &(*out)[0];
+  char16_t seen = 0;
+  for (size_t i = 0; i < count; i++) {
+    seen |= from[i];
+    to[i] = static_cast<char>(from[i]);
+  }
+  return seen <= 0xFF;
+}
+
+// Parses a Content-Length field-value the way `+value` does for the plain
+// case: 1 to 15 decimal digits. Returns -1 for anything else (lib/ then
+// computes `+value` itself).
+double SimpleDecimal(const uint8_t* s, size_t n) {
+  if (n == 0 || n > 15) return -1;
+  double v = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] < '0' || s[i] > '9') return -1;
+    v = v * 10 + (s[i] - '0');
+  }
+  return v;
+}
+
+// Appends the status line and the caller's header fields to inst->head.
+// `text` is one string: the reason phrase, then each field-name and
+// field-value, every one followed by NUL ("OK\0name\0value\0", lib/fields.js),
+// so that one string crosses into C++ instead of 1 + 2 x `count`. NUL is
+// valid in none of them (RFC 9110 §5.6.2, §5.5; RFC 9112 §4), so a string
+// that does not split into exactly that many parts holds a NUL of the
+// caller's: invalid, and Node's own path judges it. The reason phrase is
+// always checked (writeHead() checks statusMessage); the fields when
+// `validate`. Returns the FieldFlag union and sets results[4] to the value
+// of the last Content-Length field when it is plain decimal (else -1), or
+// sets *invalid.
 uint32_t AppendStatusAndFields(napi_env env, Instance* inst, int status_code,
-                               napi_value reason, napi_value fields,
-                               uint32_t count, bool validate, bool* invalid) {
-  *invalid = false;
-  std::string& bytes = inst->head.bytes();
-  bytes.clear();
-  if (status_code < 100 || status_code > 999) {
-    *invalid = true;
+                               napi_value text, uint32_t count, bool validate,
+                               bool* invalid) {
+  *invalid = true;
+  inst->results[kResultContentLength] = -1;
+  HeadBuffer& head = inst->head;
+  head.Clear();
+  std::string& parts = inst->fields;
+  if (status_code < 100 || status_code > 999 ||
+      !ReadLatin1(env, text, &inst->units, &parts))
     return 0;
-  }
-  char line[13] = {'H',
-                   'T',
-                   'T',
-                   'P',
-                   '/',
-                   '1',
-                   '.',
-                   '1',
-                   ' ',
-                   static_cast<char>('0' + status_code / 100),
-                   static_cast<char>('0' + status_code / 10 % 10),
-                   static_cast<char>('0' + status_code % 10),
-                   ' '};
-  bytes.append(line, sizeof(line));
-  const size_t reason_at = bytes.size();
-  // writeHead() always checks the reason phrase (statusMessage).
-  if (!AppendLatin1(env, reason, &bytes, true) ||
-      !IsFieldValue(reinterpret_cast<const uint8_t*>(bytes.data()) + reason_at,
-                    bytes.size() - reason_at)) {
-    *invalid = true;
-    return 0;
-  }
-  bytes.append("\r\n", 2);
+  const auto* p = reinterpret_cast<const uint8_t*>(parts.data());
+  const uint8_t* const end = p + parts.size();
+  const auto* reason_end =
+      static_cast<const uint8_t*>(std::memchr(p, 0, end - p));
+  if (reason_end == nullptr || !IsFieldValue(p, reason_end - p)) return 0;
+  head.AppendStatusLine(status_code, p, reason_end - p);
+  p = reason_end + 1;
   uint32_t flags = 0;
   for (uint32_t i = 0; i < count; i++) {
-    napi_value name, value;
-    napi_get_element(env, fields, 2 * i, &name);
-    napi_get_element(env, fields, 2 * i + 1, &value);
-    const size_t name_at = bytes.size();
-    if (!AppendLatin1(env, name, &bytes, validate)) {
-      *invalid = true;
+    const auto* name_end =
+        static_cast<const uint8_t*>(std::memchr(p, 0, end - p));
+    if (name_end == nullptr) return 0;
+    const auto* value = name_end + 1;
+    const auto* value_end =
+        static_cast<const uint8_t*>(std::memchr(value, 0, end - value));
+    if (value_end == nullptr) return 0;
+    const size_t name_len = name_end - p;
+    const size_t value_len = value_end - value;
+    if (validate && (!IsToken(p, name_len) || !IsFieldValue(value, value_len)))
       return 0;
-    }
-    const size_t name_len = bytes.size() - name_at;
-    bytes.append(": ", 2);
-    const size_t value_at = bytes.size();
-    if (!AppendLatin1(env, value, &bytes, validate)) {
-      *invalid = true;
-      return 0;
-    }
-    const size_t value_len = bytes.size() - value_at;
-    const auto* base = reinterpret_cast<const uint8_t*>(bytes.data());
-    if (validate && (!IsToken(base + name_at, name_len) ||
-                     !IsFieldValue(base + value_at, value_len))) {
-      *invalid = true;
-      return 0;
-    }
-    flags |= MatchField(base + name_at, name_len, base + value_at, value_len);
-    bytes.append("\r\n", 2);
+    const uint32_t f = MatchField(p, name_len, value, value_len);
+    if ((f & kFieldContentLength) != 0)
+      inst->results[kResultContentLength] = SimpleDecimal(value, value_len);
+    flags |= f;
+    head.AppendField(p, name_len, value, value_len);
+    p = value_end + 1;
   }
+  if (p != end) return 0;  // more NULs than separators: one is the caller's
+  *invalid = false;
   return flags;
 }
 
 // Shared by WriteResponse and WriteTemplate once inst->head holds the status
-// line and the caller's fields.
-napi_value FinishAndWrite(napi_env env, Instance* inst, uint32_t fields, int fd,
-                          uint32_t state_bits, int64_t ka_seconds,
-                          int64_t max_requests, napi_value body,
-                          uint32_t body_flags, size_t units) {
+// line and the caller's fields (FieldFlag union `fields`): adds what
+// _storeHeader() adds, writes head and body, and returns the head as a
+// latin1 string (`_header`), or nullptr (undefined) with results[0] =
+// kFallback and nothing written.
+napi_value FinishAndWrite(napi_env env, Instance* inst, uint32_t fields,
+                          napi_value body) {
   double* results = inst->results;
+  const double* args = inst->args;
   if ((fields & kFallbackFields) != 0) {
-    results[0] = kFallback;
+    results[kResultRemaining] = kFallback;
     return nullptr;
   }
-  MessageState state = ToMessageState(state_bits, ka_seconds, max_requests);
+  const uint32_t state_bits = static_cast<uint32_t>(args[kArgStateBits]);
+  const uint32_t body_flags = static_cast<uint32_t>(args[kArgBodyFlags]);
+  const size_t units = static_cast<size_t>(args[kArgBodyUnits]);
+  MessageState state =
+      ToMessageState(state_bits, static_cast<int64_t>(args[kArgKeepAliveSeconds]),
+                     static_cast<int64_t>(args[kArgMaxRequests]));
   const uint32_t kind = body_flags & kBodyKindMask;
   Span span;
   size_t body_len = 0;
@@ -476,6 +504,7 @@ napi_value FinishAndWrite(napi_env env, Instance* inst, uint32_t fields, int fd,
       inst->head.AppendDecimal(body_len);
       inst->head.AppendRaw("\r\n");
       fields |= kFieldContentLength;
+      results[kResultContentLength] = static_cast<double>(body_len);
     }
   } else {
     state.content_length = static_cast<int64_t>(body_len);
@@ -484,75 +513,94 @@ napi_value FinishAndWrite(napi_env env, Instance* inst, uint32_t fields, int fd,
   // A chunked body (Content-Length removed with removeHeader()) needs Node's
   // chunk framing, which this one-writev path does not write.
   if (r.trailer_invalid || (r.chunked_encoding && state.has_body)) {
-    results[0] = kFallback;
+    results[kResultRemaining] = kFallback;
     return nullptr;
   }
-  const std::string& head = inst->head.bytes();
-  results[0] = WriteOut(inst, fd, reinterpret_cast<const uint8_t*>(head.data()),
-                        head.size(), span, body_flags);
-  results[1] = static_cast<double>(
+  const HeadBuffer& head = inst->head;
+  results[kResultRemaining] =
+      WriteOut(inst, static_cast<int>(args[kArgFd]), head.data(), head.size(),
+               span, body_flags);
+  results[kResultBits] = static_cast<double>(
       (r.last ? kResultLast : 0u) | (r.chunked_encoding ? kResultChunked : 0u) |
       (r.should_keep_alive ? kResultShouldKeepAlive : 0u) |
       (fields << kResultFieldShift));
-  results[2] = static_cast<double>(body_len);
+  results[kResultBodyLength] = static_cast<double>(body_len);
   napi_value head_string;
-  napi_create_string_latin1(env, head.data(), head.size(), &head_string);
+  napi_create_string_latin1(env, reinterpret_cast<const char*>(head.data()),
+                            head.size(), &head_string);
   return head_string;
 }
 
-// setResults(float64Array): the array results are reported in.
-napi_value SetResults(napi_env env, napi_callback_info info) {
-  napi_value argv[1];
-  Instance* inst = GetInstance(env);
+// The Float64Array `v` of at least `min_length` elements, or nullptr.
+double* SharedArray(napi_env env, napi_value v, size_t min_length) {
   napi_typedarray_type type;
   size_t length = 0;
   void* data = nullptr;
-  if (!GetArgs(env, info, argv) ||
-      napi_get_typedarray_info(env, argv[0], &type, &length, &data, nullptr,
+  if (napi_get_typedarray_info(env, v, &type, &length, &data, nullptr,
                                nullptr) != napi_ok ||
-      type != napi_float64_array || length < 4) {
-    ThrowTypeError(env, "fast-response: setResults() takes a Float64Array(4)");
+      type != napi_float64_array || length < min_length)
+    return nullptr;
+  return static_cast<double*>(data);
+}
+
+// setShared(results, args): the Float64Arrays results are reported in
+// (kResultCount elements) and numeric arguments are passed in (kArgCount).
+napi_value SetShared(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  Instance* inst = GetInstance(env);
+  double* results = nullptr;
+  double* args = nullptr;
+  if (!GetArgs(env, info, argv) ||
+      (results = SharedArray(env, argv[0], kResultCount)) == nullptr ||
+      (args = SharedArray(env, argv[1], kArgCount)) == nullptr) {
+    ThrowTypeError(env,
+                   "fast-response: setShared() takes Float64Array(5) and "
+                   "Float64Array(9)");
     return nullptr;
   }
   if (inst->results_ref != nullptr)
     napi_delete_reference(env, inst->results_ref);
+  if (inst->args_ref != nullptr) napi_delete_reference(env, inst->args_ref);
   napi_create_reference(env, argv[0], 1, &inst->results_ref);
-  inst->results = static_cast<double*>(data);
+  napi_create_reference(env, argv[1], 1, &inst->args_ref);
+  inst->results = results;
+  inst->args = args;
   return nullptr;
 }
 
-// writeResponse(fd, statusCode, reason, fields, count, stateBits,
-//               keepAliveSeconds, maxRequests, body, bodyFlags, bodyUnits)
+// writeResponse(text, body), args: fd, statusCode, fieldCount, stateBits,
+// keepAliveSeconds, maxRequests, bodyFlags, bodyUnits.
+// `text`: the reason phrase and fieldCount fields (AppendStatusAndFields).
 // Renders the head as writeHead() + _storeHeader() would and writes head and
 // body with one writev(2). Returns the head as a latin1 string (`_header`),
 // or undefined with results[0] = kInvalid / kFallback and nothing written.
 napi_value WriteResponse(napi_env env, napi_callback_info info) {
-  napi_value argv[11];
+  napi_value argv[2];
   Instance* inst = GetInstance(env);
   if (!GetArgs(env, info, argv) || inst->results == nullptr) {
     ThrowTypeError(env, "fast-response: writeResponse() arguments");
     return nullptr;
   }
-  const uint32_t state_bits = ToUint32(env, argv[5]);
+  const double* args = inst->args;
+  const uint32_t state_bits = static_cast<uint32_t>(args[kArgStateBits]);
   bool invalid = false;
   const uint32_t fields = AppendStatusAndFields(
-      env, inst, static_cast<int>(ToInt64(env, argv[1])), argv[2], argv[3],
-      ToUint32(env, argv[4]), (state_bits & kValidate) != 0, &invalid);
+      env, inst, static_cast<int>(args[kArgStatusCode]), argv[0],
+      static_cast<uint32_t>(args[kArgFieldCount]),
+      (state_bits & kValidate) != 0, &invalid);
   if (invalid) {
-    inst->results[0] = kInvalid;
+    inst->results[kResultRemaining] = kInvalid;
     return nullptr;
   }
-  return FinishAndWrite(
-      env, inst, fields, static_cast<int>(ToInt64(env, argv[0])), state_bits,
-      ToInt64(env, argv[6]), ToInt64(env, argv[7]), argv[8],
-      ToUint32(env, argv[9]), static_cast<size_t>(ToDouble(env, argv[10])));
+  return FinishAndWrite(env, inst, fields, argv[1]);
 }
 
-// compileTemplate(statusCode, reason, fields, count): validates and renders
-// the status line and fields once. Returns a Buffer of those bytes with
-// results[1] = their FieldFlag bits, or undefined (results[0] = kInvalid).
+// compileTemplate(statusCode, text, count): validates and renders the status
+// line and fields once (`text` as for writeResponse()). Returns a Buffer of
+// those bytes with results[1] = their FieldFlag bits and results[4] as
+// AppendStatusAndFields() sets it, or undefined (results[0] = kInvalid).
 napi_value CompileTemplate(napi_env env, napi_callback_info info) {
-  napi_value argv[4];
+  napi_value argv[3];
   Instance* inst = GetInstance(env);
   if (!GetArgs(env, info, argv) || inst->results == nullptr) {
     ThrowTypeError(env, "fast-response: compileTemplate() arguments");
@@ -560,90 +608,103 @@ napi_value CompileTemplate(napi_env env, napi_callback_info info) {
   }
   bool invalid = false;
   const uint32_t fields = AppendStatusAndFields(
-      env, inst, static_cast<int>(ToInt64(env, argv[0])), argv[1], argv[2],
-      ToUint32(env, argv[3]), true, &invalid);
+      env, inst, static_cast<int>(ToInt64(env, argv[0])), argv[1],
+      ToUint32(env, argv[2]), true, &invalid);
   if (invalid) {
-    inst->results[0] = kInvalid;
+    inst->results[kResultRemaining] = kInvalid;
     return nullptr;
   }
-  inst->results[0] = 0;
-  inst->results[1] = static_cast<double>(fields);
-  const std::string& bytes = inst->head.bytes();
+  inst->results[kResultRemaining] = 0;
+  inst->results[kResultBits] = static_cast<double>(fields);
   napi_value buffer;
-  napi_create_buffer_copy(env, bytes.size(), bytes.data(), nullptr, &buffer);
+  napi_create_buffer_copy(env, inst->head.size(), inst->head.data(), nullptr,
+                          &buffer);
   return buffer;
 }
 
-// writeTemplate(fd, prepared, fieldFlags, stateBits, keepAliveSeconds,
-//               maxRequests, body, bodyFlags, bodyUnits)
+// writeTemplate(prepared, body), args: fd, fieldFlags, stateBits,
+// keepAliveSeconds, maxRequests, bodyFlags, bodyUnits.
 // As writeResponse(), with the status line and fields taken from
 // compileTemplate()'s Buffer.
 napi_value WriteTemplate(napi_env env, napi_callback_info info) {
-  napi_value argv[9];
+  napi_value argv[2];
   Instance* inst = GetInstance(env);
   void* data = nullptr;
   size_t length = 0;
   if (!GetArgs(env, info, argv) || inst->results == nullptr ||
-      napi_get_buffer_info(env, argv[1], &data, &length) != napi_ok) {
+      napi_get_buffer_info(env, argv[0], &data, &length) != napi_ok) {
     ThrowTypeError(env, "fast-response: writeTemplate() arguments");
     return nullptr;
   }
   inst->head.Clear();
   inst->head.AppendRaw(static_cast<const uint8_t*>(data), length);
-  return FinishAndWrite(env, inst, ToUint32(env, argv[2]),
-                        static_cast<int>(ToInt64(env, argv[0])),
-                        ToUint32(env, argv[3]), ToInt64(env, argv[4]),
-                        ToInt64(env, argv[5]), argv[6], ToUint32(env, argv[7]),
-                        static_cast<size_t>(ToDouble(env, argv[8])));
+  inst->results[kResultContentLength] = -1;
+  return FinishAndWrite(
+      env, inst, static_cast<uint32_t>(inst->args[kArgFieldFlags]), argv[1]);
 }
 
-// writeRendered(fd, header, body, bodyFlags, bodyUnits): writes a head Node
-// already rendered (`_header`, after writeHead()) and the body. Returns the
-// number of bytes not written.
+// Reads `_header` into inst->head. Node writes it as latin1, or, when the
+// body is a UTF-8 string, `_header + chunk` as one UTF-8 string: then the
+// latin1 bytes are encoded by WriteOut() (kHeadUtf8), unless `_header`
+// holds a character above U+00FF (a re-encoded Content-Disposition can hold
+// U+FFFD): such a head is read as UTF-8 here and *body_flags loses
+// kHeadUtf8.
+bool ReadRenderedHead(napi_env env, Instance* inst, napi_value header,
+                      uint32_t* body_flags) {
+  HeadBuffer& head = inst->head;
+  head.Clear();
+  size_t length = 0;
+  size_t copied = 0;
+  if ((*body_flags & kHeadUtf8) != 0) {
+    std::string& bytes = inst->fields;
+    if (ReadLatin1(env, header, &inst->units, &bytes)) {
+      head.AppendRaw(bytes);
+      return true;
+    }
+    *body_flags &= ~kHeadUtf8;
+    if (napi_get_value_string_utf8(env, header, nullptr, 0, &length) !=
+        napi_ok)
+      return false;
+    napi_get_value_string_utf8(env, header, head.Extend(length + 1),
+                               length + 1, &copied);
+  } else {
+    if (napi_get_value_string_latin1(env, header, nullptr, 0, &length) !=
+        napi_ok)
+      return false;
+    napi_get_value_string_latin1(env, header, head.Extend(length + 1),
+                                 length + 1, &copied);
+  }
+  head.Truncate(copied);
+  return true;
+}
+
+// writeRendered(header, body), args: fd, bodyFlags, bodyUnits. Writes a head
+// Node already rendered (`_header`, after writeHead()) and the body. Returns
+// the number of bytes not written.
 napi_value WriteRendered(napi_env env, napi_callback_info info) {
-  napi_value argv[5];
+  napi_value argv[2];
   Instance* inst = GetInstance(env);
   if (!GetArgs(env, info, argv) || inst->results == nullptr) {
     ThrowTypeError(env, "fast-response: writeRendered() arguments");
     return nullptr;
   }
-  uint32_t body_flags = ToUint32(env, argv[3]);
-  const size_t units = static_cast<size_t>(ToDouble(env, argv[4]));
-  std::string& head = inst->head.bytes();
-  head.clear();
-  bool ok;
-  if ((body_flags & kHeadUtf8) != 0) {
-    // Node writes `_header + chunk` as UTF-8: encode `_header` the same way,
-    // whatever it holds (a re-encoded Content-Disposition can hold U+FFFD).
-    size_t length = 0;
-    ok = napi_get_value_string_utf8(env, argv[1], nullptr, 0, &length) ==
-         napi_ok;
-    if (ok) {
-      head.resize(length + 1);
-      napi_get_value_string_utf8(env, argv[1], &head[0], length + 1, &length);
-      head.resize(length);
-    }
-    body_flags &= ~kHeadUtf8;
-  } else {
-    // `_header` is a string Node validated when rendering it; Node writes
-    // it as latin1.
-    ok = AppendLatin1(env, argv[1], &head, false);
-  }
-  if (!ok) {
+  const double* args = inst->args;
+  uint32_t body_flags = static_cast<uint32_t>(args[kArgBodyFlags]);
+  const size_t units = static_cast<size_t>(args[kArgBodyUnits]);
+  if (!ReadRenderedHead(env, inst, argv[0], &body_flags)) {
     ThrowTypeError(env, "fast-response: header must be a string");
     return nullptr;
   }
   Span span;
-  if (!LoadBody(env, inst, argv[2], body_flags & kBodyKindMask, units, &span)) {
+  if (!LoadBody(env, inst, argv[1], body_flags & kBodyKindMask, units, &span)) {
     ThrowTypeError(env, "fast-response: body must be a string or Uint8Array");
     return nullptr;
   }
   const double remaining =
-      WriteOut(inst, static_cast<int>(ToInt64(env, argv[0])),
-               reinterpret_cast<const uint8_t*>(head.data()), head.size(), span,
-               body_flags);
-  inst->results[0] = remaining;
-  inst->results[2] = static_cast<double>(span.len);
+      WriteOut(inst, static_cast<int>(args[kArgFd]), inst->head.data(),
+               inst->head.size(), span, body_flags);
+  inst->results[kResultRemaining] = remaining;
+  inst->results[kResultBodyLength] = static_cast<double>(span.len);
   napi_value out;
   napi_create_double(env, remaining, &out);
   return out;
@@ -697,7 +758,7 @@ napi_value Init(napi_env env, napi_value exports) {
     return nullptr;
   }
   const napi_property_descriptor methods[] = {
-      {"setResults", nullptr, SetResults, nullptr, nullptr, nullptr,
+      {"setShared", nullptr, SetShared, nullptr, nullptr, nullptr,
        napi_default, nullptr},
       {"writeResponse", nullptr, WriteResponse, nullptr, nullptr, nullptr,
        napi_default, nullptr},

@@ -15,7 +15,9 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <string>
+#include <cstring>
+#include <memory>
+#include <string_view>
 
 namespace fast_response {
 
@@ -91,13 +93,29 @@ struct HeadResult {
 };
 
 // Bytes of a head under construction. Reused from response to response: the
-// capacity stays, the contents are cleared.
+// capacity stays, the contents are cleared. Appending is a capacity check
+// and a copy (a head is a few dozen small pieces; std::string's append costs
+// more per piece than the copy does).
 class HeadBuffer {
  public:
-  void Clear() { bytes_.clear(); }
-  const std::string& bytes() const { return bytes_; }
-  std::string& bytes() { return bytes_; }
-  size_t size() const { return bytes_.size(); }
+  void Clear() { size_ = 0; }
+  std::string_view bytes() const { return {data_.get(), size_}; }
+  const uint8_t* data() const {
+    return reinterpret_cast<const uint8_t*>(data_.get());
+  }
+  size_t size() const { return size_; }
+
+  // Makes room for `n` more bytes and returns where they go.
+  char* Extend(size_t n) {
+    if (n > capacity_ - size_) Grow(n);
+    char* at = data_.get() + size_;
+    size_ += n;
+    return at;
+  }
+  // Drops the bytes after the first `n`.
+  void Truncate(size_t n) {
+    if (n < size_) size_ = n;
+  }
 
   // "HTTP/1.1 " status-code SP reason CRLF. `status_code` in 100..999.
   void AppendStatusLine(int status_code, const uint8_t* reason,
@@ -106,13 +124,19 @@ class HeadBuffer {
   void AppendField(const uint8_t* name, size_t name_len, const uint8_t* value,
                    size_t value_len);
   void AppendRaw(const uint8_t* s, size_t n) {
-    bytes_.append(reinterpret_cast<const char*>(s), n);
+    if (n != 0) std::memcpy(Extend(n), s, n);
   }
-  void AppendRaw(const char* s) { bytes_.append(s); }
+  void AppendRaw(std::string_view s) {
+    AppendRaw(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+  }
   void AppendDecimal(uint64_t v);
 
  private:
-  std::string bytes_;
+  void Grow(size_t n);
+
+  std::unique_ptr<char[]> data_;
+  size_t size_ = 0;
+  size_t capacity_ = 0;
 };
 
 // IMF-fixdate (RFC 9110 §5.6.7) of the current second, formatted at most

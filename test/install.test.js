@@ -167,6 +167,26 @@ for (const mode of ['fastEnd', 'patched']) {
         assert.match(fast.bytes.toString('latin1'), /^HTTP\/1\.1 202 Accepted\r\n[^]*X-Response-Time: 1\.000ms\r\n/);
       }));
 
+    // Node renders this head itself (the wrapper is called) and re-encodes a
+    // non-ASCII Content-Disposition through a latin1 Buffer when the
+    // Content-Length is known (nodejs/node#46528): `_header` then holds
+    // U+FFFD, a character no latin1 byte says. With a UTF-8 string body the
+    // addon must send that head UTF-8 encoded, as Node's `_header + chunk`.
+    test('a non-ASCII Content-Disposition and a UTF-8 body: Node\'s U+FFFD head, UTF-8 encoded', () =>
+      differential({
+        mode,
+        request: get(),
+        handler: (req, res, ctx) => {
+          res.setHeader('Content-Disposition', 'attachment; filename="\u00e9t\u00e9.txt"');
+          onHeaders(res, () => {});
+          ctx.api.end(res, 'h\u00e9llo \u2713');
+          ctx.record('_header has U+FFFD', res._header.includes('\ufffd'));
+        },
+      }).then(({ fast }) => {
+        assert.deepEqual(fast.rec.custom, [{ at: 'res0:_header has U+FFFD', value: true }]);
+        assert.ok(fast.bytes.includes(Buffer.from('filename="\ufffdt\ufffd.txt"', 'utf8')));
+      }));
+
     test('on a HEAD request', () =>
       differential({
         mode,

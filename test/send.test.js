@@ -124,6 +124,22 @@ for (const entry of Object.keys(entryPoints)) {
         handler: sending(entry, 200, { 'Content-Length': 2 }, BODY),
       }));
 
+    // `_contentLength` is `+value` of the last Content-Length field: the
+    // addon reports plain decimal digits itself, anything else is computed
+    // in JavaScript (lib/write.js contentLengthOf()).
+    test('user Content-Length with leading whitespace and zeros: _contentLength is +value', () =>
+      differential({
+        request: get(),
+        handler: sending(entry, 200, { 'Content-Length': ` 0${Buffer.byteLength(BODY)}` }, BODY),
+      }));
+
+    test('two Content-Length fields from an array value: _contentLength is the last one', () =>
+      differential({
+        request: get('/', 'Connection: close\r\n'),
+        expect: { untilClose: true },
+        handler: sending(entry, 200, { 'Content-Length': [String(Buffer.byteLength(BODY)), '3'] }, BODY),
+      }));
+
     test('user Date field', () =>
       differential({ request: get(), handler: sending(entry, 200, { Date: 'Sun, 06 Nov 1994 08:49:37 GMT' }, BODY) }));
 
@@ -392,6 +408,11 @@ const badInputs = [
   ['a value with CR', 'ERR_INVALID_CHAR', 200, { 'X-A': 'a\rb' }],
   ['a value with LF', 'ERR_INVALID_CHAR', 200, { 'X-A': 'a\nX-Injected: 1' }],
   ['a value with NUL', 'ERR_INVALID_CHAR', 200, { 'X-A': 'a\0b' }],
+  // The addon gets the fields as one NUL-separated string (lib/fields.js):
+  // a caller's NUL must not shift the separators into a valid-looking split.
+  ['a header name with NUL', 'ERR_INVALID_HTTP_TOKEN', 200, { 'X-A\0X-B': '1' }],
+  ['NULs that pair up into two valid-looking fields', 'ERR_INVALID_HTTP_TOKEN', 200, ['X-A\0b\0X-C', 'd']],
+  ['a value ending in NUL', 'ERR_INVALID_CHAR', 200, { 'X-A': 'b\0' }],
   ['a value with another control character (0x01)', 'ERR_INVALID_CHAR', 200, { 'X-A': 'a\x01b' }],
   ['a value with DEL (0x7F)', 'ERR_INVALID_CHAR', 200, { 'X-A': 'a\x7fb' }],
   ['a value with a character above U+00FF', 'ERR_INVALID_CHAR', 200, { 'X-A': 'a\u0100b' }],

@@ -69,31 +69,32 @@ size_t RenderHead(HeadBuffer* head, DateCache* date,
                   const std::vector<Field>& fields, bool numbers,
                   bool validate) {
   static const char kReason[] = "OK";
-  std::string& bytes = head->bytes();
-  bytes.clear();
+  head->Clear();
+  if (!IsFieldValue(reinterpret_cast<const uint8_t*>(kReason),
+                    sizeof(kReason) - 1))
+    return 0;
   head->AppendStatusLine(200, reinterpret_cast<const uint8_t*>(kReason),
                          sizeof(kReason) - 1);
-  if (!IsFieldValue(Bytes(bytes) + 13, sizeof(kReason) - 1)) return 0;
   uint32_t flags = 0;
   for (const Field& f : fields) {
-    const size_t name_at = bytes.size();
+    const size_t name_at = head->size();
     head->AppendRaw(Bytes(f.name), f.name.size());
-    bytes.append(": ", 2);
-    const size_t value_at = bytes.size();
+    head->AppendRaw(": ");
+    const size_t value_at = head->size();
     if (numbers) {
       head->AppendDecimal(f.number);
     } else {
       head->AppendRaw(Bytes(f.value), f.value.size());
     }
-    const size_t value_len = bytes.size() - value_at;
-    const uint8_t* base = Bytes(bytes);
+    const size_t value_len = head->size() - value_at;
+    const uint8_t* base = head->data();
     if (validate && (!IsToken(base + name_at, f.name.size()) ||
                      !IsFieldValue(base + value_at, value_len))) {
       return 0;
     }
     flags |=
         MatchField(base + name_at, f.name.size(), base + value_at, value_len);
-    bytes.append("\r\n", 2);
+    head->AppendRaw("\r\n");
   }
   MessageState state;
   state.keep_alive_timeout_set = true;  // Node's default keepAliveTimeout

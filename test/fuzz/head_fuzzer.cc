@@ -389,7 +389,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string date_before = date.Now();
   const HeadResult result = FinishHead(&head, flags, state, &date);
   const std::string date_after = date.Now();
-  const std::string& bytes = head.bytes();
+  const std::string bytes(head.bytes());
   g_head = &bytes;
   g_parser_error = "";
 

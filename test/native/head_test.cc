@@ -94,6 +94,26 @@ TEST(IsFieldValue, EveryByteAsNodesHeaderCharRegex) {
   EXPECT_EQ(accepted, 1 + 95 + 128);  // HTAB, SP..'~', obs-text
 }
 
+// IsFieldValue reads eight bytes at a time: every byte at every position of
+// a 24-byte value (three words, and a tail when shortened), next to valid
+// neighbours of every kind (SP, '~', obs-text 0xFF, HTAB).
+TEST(IsFieldValue, EveryByteAtEveryPositionOfAWord) {
+  for (const char neighbour : {' ', '~', '\xff', '\t', 'a'}) {
+    for (size_t length : {7u, 8u, 9u, 15u, 16u, 24u}) {
+      for (size_t at = 0; at < length; at++) {
+        for (int c = 0; c < 256; c++) {
+          std::string value(length, neighbour);
+          value[at] = static_cast<char>(c);
+          ASSERT_EQ(FieldValue(value), NodeFieldValueChar(c))
+              << "byte 0x" << std::hex << c << std::dec << " at " << at
+              << " of " << length << ", neighbours 0x" << std::hex
+              << (static_cast<int>(neighbour) & 0xff);
+        }
+      }
+    }
+  }
+}
+
 TEST(IsFieldValue, Values) {
   // An empty value is valid: headerCharRegex finds nothing in ''.
   EXPECT_TRUE(FieldValue(""));
@@ -239,7 +259,7 @@ TEST(MatchField, OtherFieldsRecordNothing) {
 std::string StatusLine(int status_code, const std::string& reason) {
   HeadBuffer head;
   head.AppendStatusLine(status_code, U(reason), reason.size());
-  return head.bytes();
+  return std::string(head.bytes());
 }
 
 TEST(HeadBuffer, AppendStatusLine) {
@@ -269,11 +289,35 @@ TEST(HeadBuffer, AppendField) {
   EXPECT_EQ(head.size(), 0u);
 }
 
+TEST(HeadBuffer, GrowsKeepingItsBytesAndTruncates) {
+  // Pieces of every length up to 300 bytes: the buffer grows several times
+  // (from 256 bytes, doubling) and must keep what it held, in order.
+  HeadBuffer head;
+  std::string expected;
+  for (int n = 0; n <= 300; n++) {
+    const std::string piece(static_cast<size_t>(n), static_cast<char>('a' + n % 26));
+    head.AppendRaw(U(piece), piece.size());
+    expected += piece;
+  }
+  ASSERT_EQ(head.size(), expected.size());
+  EXPECT_EQ(head.bytes(), expected);
+  char* at = head.Extend(3);
+  std::memcpy(at, "xyz", 3);
+  EXPECT_EQ(head.bytes(), expected + "xyz");
+  head.Truncate(5);
+  EXPECT_EQ(head.bytes(), expected.substr(0, 5));
+  head.Truncate(10);  // never grows
+  EXPECT_EQ(head.size(), 5u);
+  head.Clear();
+  head.AppendRaw("again");
+  EXPECT_EQ(head.bytes(), "again");
+}
+
 std::string Decimal(uint64_t v) {
   HeadBuffer head;
   head.AppendRaw("Content-Length: ");
   head.AppendDecimal(v);
-  return head.bytes().substr(16);
+  return std::string(head.bytes().substr(16));
 }
 
 TEST(HeadBuffer, AppendDecimal) {
@@ -383,7 +427,7 @@ HeadResult Render(const MessageState& state, const std::vector<Field>& fields,
   }
   DateCache date;
   const HeadResult r = FinishHead(&buffer, flags, state, &date);
-  *head = buffer.bytes();
+  head->assign(buffer.bytes());
   return r;
 }
 

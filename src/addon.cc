@@ -87,10 +87,10 @@ constexpr uint32_t kResultFieldShift = 8;  // FieldFlag bits start here
 
 // results[]: what a call reports back.
 enum Result : size_t {
-  kResultRemaining = 0,  // bytes not written, or kInvalid / kFallback
-  kResultBits = 1,       // kResult* bits and FieldFlag bits (FieldShift)
-  kResultBodyLength = 2,    // the body's length in bytes
-  kResultWritten = 3,       // bytes writev(2) took, or -errno
+  kResultRemaining = 0,      // bytes not written, or kInvalid / kFallback
+  kResultBits = 1,           // kResult* bits and FieldFlag bits (FieldShift)
+  kResultBodyLength = 2,     // the body's length in bytes
+  kResultWritten = 3,        // bytes writev(2) took, or -errno
   kResultContentLength = 4,  // last Content-Length field's value, or -1
   kResultCount = 5,
 };
@@ -337,8 +337,8 @@ double WriteOut(Instance* inst, int fd, const uint8_t* head, size_t head_len,
   // (ECONNRESET; a second write sees EPIPE): lib/ has the socket's next
   // write fail with this one, as libuv would have reported it to Node.
   inst->results[kResultWritten] = n < 0 && n != -EAGAIN && n != -EWOULDBLOCK
-                         ? static_cast<double>(n)
-                         : static_cast<double>(written);
+                                      ? static_cast<double>(n)
+                                      : static_cast<double>(written);
   // Keep only what was not written, for pending().
   int kept = 0;
   for (int i = 0; i < count; i++) {
@@ -482,9 +482,9 @@ napi_value FinishAndWrite(napi_env env, Instance* inst, uint32_t fields,
   const uint32_t state_bits = static_cast<uint32_t>(args[kArgStateBits]);
   const uint32_t body_flags = static_cast<uint32_t>(args[kArgBodyFlags]);
   const size_t units = static_cast<size_t>(args[kArgBodyUnits]);
-  MessageState state =
-      ToMessageState(state_bits, static_cast<int64_t>(args[kArgKeepAliveSeconds]),
-                     static_cast<int64_t>(args[kArgMaxRequests]));
+  MessageState state = ToMessageState(
+      state_bits, static_cast<int64_t>(args[kArgKeepAliveSeconds]),
+      static_cast<int64_t>(args[kArgMaxRequests]));
   const uint32_t kind = body_flags & kBodyKindMask;
   Span span;
   size_t body_len = 0;
@@ -607,9 +607,9 @@ napi_value CompileTemplate(napi_env env, napi_callback_info info) {
     return nullptr;
   }
   bool invalid = false;
-  const uint32_t fields = AppendStatusAndFields(
-      env, inst, static_cast<int>(ToInt64(env, argv[0])), argv[1],
-      ToUint32(env, argv[2]), true, &invalid);
+  const uint32_t fields =
+      AppendStatusAndFields(env, inst, static_cast<int>(ToInt64(env, argv[0])),
+                            argv[1], ToUint32(env, argv[2]), true, &invalid);
   if (invalid) {
     inst->results[kResultRemaining] = kInvalid;
     return nullptr;
@@ -662,11 +662,10 @@ bool ReadRenderedHead(napi_env env, Instance* inst, napi_value header,
       return true;
     }
     *body_flags &= ~kHeadUtf8;
-    if (napi_get_value_string_utf8(env, header, nullptr, 0, &length) !=
-        napi_ok)
+    if (napi_get_value_string_utf8(env, header, nullptr, 0, &length) != napi_ok)
       return false;
-    napi_get_value_string_utf8(env, header, head.Extend(length + 1),
-                               length + 1, &copied);
+    napi_get_value_string_utf8(env, header, head.Extend(length + 1), length + 1,
+                               &copied);
   } else {
     if (napi_get_value_string_latin1(env, header, nullptr, 0, &length) !=
         napi_ok)
@@ -758,8 +757,8 @@ napi_value Init(napi_env env, napi_value exports) {
     return nullptr;
   }
   const napi_property_descriptor methods[] = {
-      {"setShared", nullptr, SetShared, nullptr, nullptr, nullptr,
-       napi_default, nullptr},
+      {"setShared", nullptr, SetShared, nullptr, nullptr, nullptr, napi_default,
+       nullptr},
       {"writeResponse", nullptr, WriteResponse, nullptr, nullptr, nullptr,
        napi_default, nullptr},
       {"compileTemplate", nullptr, CompileTemplate, nullptr, nullptr, nullptr,

@@ -295,7 +295,8 @@ TEST(HeadBuffer, GrowsKeepingItsBytesAndTruncates) {
   HeadBuffer head;
   std::string expected;
   for (int n = 0; n <= 300; n++) {
-    const std::string piece(static_cast<size_t>(n), static_cast<char>('a' + n % 26));
+    const std::string piece(static_cast<size_t>(n),
+                            static_cast<char>('a' + n % 26));
     head.AppendRaw(U(piece), piece.size());
     expected += piece;
   }

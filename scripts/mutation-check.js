@@ -3,7 +3,7 @@
 // `npm run test:mutation`: does the conformance suite have teeth?
 //
 // Copies the package (sources, binding.gyp, test/matrix.test.js,
-// test/edges.test.js and their harness; node_modules symlinked) to a
+// test/edges.test.js and their harness and helpers; node_modules symlinked) to a
 // temporary directory, builds the addon there, checks that the unmutated
 // copy passes, then applies one small breaking edit at a time to the copy
 // (rebuilding it when the edit is in src/), runs test/matrix.test.js and
@@ -34,7 +34,7 @@ const only = onlyAt === -1 ? null : new Set(args[onlyAt + 1].split(','));
 
 const COPY = [
   'binding.gyp', 'package.json', 'register.js', 'lib', 'src',
-  'test/matrix.test.js', 'test/matrix-harness.js', 'test/edges.test.js',
+  'test/matrix.test.js', 'test/matrix-harness.js', 'test/edges.test.js', 'test/helpers',
 ];
 const SUITES = { matrix: 'test/matrix.test.js', edges: 'test/edges.test.js' };
 const RUN_TIMEOUT_MS = 300000;

@@ -10,6 +10,7 @@
 //                                             write RESULTS.md from a saved run
 //   --csv <file> (default benchmark/results.csv), --md <file> (default
 //   benchmark/RESULTS.md; the SVG goes beside it as results.svg)
+//   --readme   also rewrite README.md's results section from the run
 //
 // A run writes benchmark/results.csv (compare.js's CSV) and
 // benchmark/results.json (the command, Node versions, date, machine) beside
@@ -229,7 +230,69 @@ function resultsMarkdown(rows, meta, csvPath, svgPath) {
   return `${out.join('\n')}\n`;
 }
 
-function writeResults(csv, md) {
+const CASE_ORDER = ['end-string', 'end-buffer', 'setheader', 'send', 'template', 'patched', 'cluster', 'bound'];
+
+/**
+ * The README's results section (between `<!-- results:start -->` and
+ * `<!-- results:end -->`): per case, the median ratio fast/baseline at each
+ * body length, for each Node version of the run, and the CPU time per
+ * response at 64 bytes. Every figure is from `rows`.
+ */
+function readmeResults(rows, meta) {
+  const list = stats.comparisons(rows).filter((c) => c.kind === 'method');
+  const binaries = ['old', 'new', 'node'].filter((b) => list.some((c) => c.binary === b));
+  const versionOf = (b) => (meta ? (b === 'new' ? meta.new.version : meta.old.version) : b);
+  const lens = [...new Set(list.map((c) => lenOf(c.configuration)))].sort((a, b) => a - b);
+  const labels = [...new Set(list.map(caseLabel))]
+    .sort((a, b) => CASE_ORDER.indexOf(a.split(' ')[0]) - CASE_ORDER.indexOf(b.split(' ')[0]) || a.localeCompare(b));
+  const tables = binaries.map((b) => {
+    const header = ['case', ...lens.map((len) => `${len} B`), 'CPU µs/res at 64 B'];
+    const body = labels.map((label) => {
+      const find = (len) => list.find((x) => x.binary === b && caseLabel(x) === label && lenOf(x.configuration) === len);
+      const c64 = find(64);
+      return [
+        label === 'bound bound' ? '*bound* (no end() replacement can beat it)' : label,
+        ...lens.map((len) => {
+          const c = find(len);
+          return c ? `${stats.fmt(c.ratio.median, 2)}${c.stars ? ` ${c.stars}` : ''}` : '';
+        }),
+        c64 ? `${stats.fmt(c64.cpuOld, 1)} → ${stats.fmt(c64.cpuNew, 1)}` : '',
+      ];
+    });
+    return `**Node ${versionOf(b)}**, median ratio fast/baseline by body length:\n\n${mdTable(header, body)}`;
+  });
+  const when = meta ? meta.date.slice(0, 10) : 'an unknown date';
+  const command = meta ? meta.command.replace(/ --old \S+ --new \S+/, ' --old node --new 26') : 'node benchmark/results.js';
+  return [
+    `From [\`benchmark/RESULTS.md\`](benchmark/RESULTS.md), produced on ${when} by \`node benchmark/results.js\` ` +
+    `(that is \`${command}\`; ${binaries.map((b) => `Node ${versionOf(b)}`).join(' and ')}, ` +
+    `${meta ? `${meta.machine.cpus}-CPU VM, ${meta.machine.pinning}, ` : ''}` +
+    `50 keep-alive connections, ${meta ? meta.runs : '?'} interleaved runs of ` +
+    `${rows.length ? rows[0].time.toFixed(0) : '?'} s after a 1 s warm-up). Each cell: median over the runs ` +
+    'of the ratio fast/baseline (responses/s of the fast method over those of Node\'s own ' +
+    '`writeHead()` + `end()` or `setHeader()` + `end()` in the same run pair; above 1 is faster), with ' +
+    'Welch\'s t-test stars (* p < 0.05, ** p < 0.01, *** p < 0.001); CPU: server CPU time per ' +
+    'response, baseline → fast.',
+    '',
+    tables.join('\n\n'),
+    '',
+    '![ratio fast/baseline by body length](benchmark/results.svg)',
+  ].join('\n');
+}
+
+/** Replaces the text between `<!-- name:start -->` and `<!-- name:end -->` in README.md. */
+function replaceReadmeSection(name, text) {
+  const readme = path.join(root, 'README.md');
+  const doc = fs.readFileSync(readme, 'utf8');
+  const start = `<!-- ${name}:start -->`;
+  const end = `<!-- ${name}:end -->`;
+  const a = doc.indexOf(start);
+  const b = doc.indexOf(end);
+  if (a < 0 || b < a) throw new Error(`README.md has no ${name} markers`);
+  fs.writeFileSync(readme, `${doc.slice(0, a + start.length)}\n${text}\n${doc.slice(b)}`);
+}
+
+function writeResults(csv, md, readme) {
   const metaPath = csv.replace(/\.csv$/i, '') + '.json';
   const meta = fs.existsSync(metaPath) ? JSON.parse(fs.readFileSync(metaPath, 'utf8')) : null;
   const rows = stats.parseCsv(fs.readFileSync(csv, 'utf8'));
@@ -239,6 +302,10 @@ function writeResults(csv, md) {
   fs.writeFileSync(svg, svgChart(rows, { labels }));
   fs.writeFileSync(md, resultsMarkdown(rows, meta, csv, svg));
   console.error(`wrote ${rel(md)} and ${rel(svg)} from ${rel(csv)}`);
+  if (readme) {
+    replaceReadmeSection('results', readmeResults(rows, meta));
+    console.error('wrote the results section of README.md');
+  }
 }
 
 async function main() {
@@ -252,10 +319,11 @@ async function main() {
       new: { type: 'string', default: '26' },
       filter: { type: 'string', multiple: true, default: [] },
       set: { type: 'string', multiple: true, default: [] },
+      readme: { type: 'boolean', default: false },
     },
   });
   if (values.from !== undefined) {
-    writeResults(path.resolve(values.from), path.resolve(values.md));
+    writeResults(path.resolve(values.from), path.resolve(values.md), values.readme);
     return;
   }
   const runs = Number(values.runs);
@@ -263,10 +331,10 @@ async function main() {
   const csv = path.resolve(values.csv);
   const meta = await runFull({ ...values, runs }, csv);
   fs.writeFileSync(csv.replace(/\.csv$/i, '') + '.json', `${JSON.stringify(meta, null, 2)}\n`);
-  writeResults(csv, path.resolve(values.md));
+  writeResults(csv, path.resolve(values.md), values.readme);
 }
 
-module.exports = { resultsMarkdown, targetRows };
+module.exports = { resultsMarkdown, targetRows, readmeResults };
 
 if (require.main === module) {
   main().catch((err) => {

@@ -57,6 +57,26 @@ const args = binding === null ? new Float64Array(9) : binding.args;
 // The addon's write calls. Numbers go through `args` (src/addon.cc kArg*),
 // the strings and the body as arguments.
 
+const ARG_FD = 0;
+const ARG_STATUS_CODE = 1;
+const ARG_FIELD_COUNT = 2;
+const ARG_STATE_BITS = 3;
+const ARG_KEEP_ALIVE_SECONDS = 4;
+const ARG_MAX_REQUESTS = 5;
+const ARG_BODY_FLAGS = 6;
+const ARG_BODY_UNITS = 7;
+const ARG_FIELD_FLAGS = 8;
+
+// The arguments every rendering write takes.
+function setWriteArgs(fd, bits, seconds, max, bodyFlags, units) {
+  args[ARG_FD] = fd;
+  args[ARG_STATE_BITS] = bits;
+  args[ARG_KEEP_ALIVE_SECONDS] = seconds;
+  args[ARG_MAX_REQUESTS] = max;
+  args[ARG_BODY_FLAGS] = bodyFlags;
+  args[ARG_BODY_UNITS] = units;
+}
+
 /**
  * Renders the head (status line, the fields of `text`, then what
  * _storeHeader() adds) and writes head and body with one writev(2).
@@ -65,34 +85,24 @@ const args = binding === null ? new Float64Array(9) : binding.args;
  * (results[0]: INVALID, or a case left to Node).
  */
 function writeResponse(fd, statusCode, text, count, bits, seconds, max, body, bodyFlags, units) {
-  args[0] = fd;
-  args[1] = statusCode;
-  args[2] = count;
-  args[3] = bits;
-  args[4] = seconds;
-  args[5] = max;
-  args[6] = bodyFlags;
-  args[7] = units;
+  setWriteArgs(fd, bits, seconds, max, bodyFlags, units);
+  args[ARG_STATUS_CODE] = statusCode;
+  args[ARG_FIELD_COUNT] = count;
   return binding.writeResponse(text, body);
 }
 
 /** writeResponse() with a head compiled by binding.compileTemplate(). */
 function writeTemplate(fd, prepared, fieldFlags, bits, seconds, max, body, bodyFlags, units) {
-  args[0] = fd;
-  args[3] = bits;
-  args[4] = seconds;
-  args[5] = max;
-  args[6] = bodyFlags;
-  args[7] = units;
-  args[8] = fieldFlags;
+  setWriteArgs(fd, bits, seconds, max, bodyFlags, units);
+  args[ARG_FIELD_FLAGS] = fieldFlags;
   return binding.writeTemplate(prepared, body);
 }
 
 /** Writes a head Node rendered (`_header`) and the body; returns the bytes not written. */
 function writeRendered(fd, header, body, bodyFlags, units) {
-  args[0] = fd;
-  args[6] = bodyFlags;
-  args[7] = units;
+  args[ARG_FD] = fd;
+  args[ARG_BODY_FLAGS] = bodyFlags;
+  args[ARG_BODY_UNITS] = units;
   return binding.writeRendered(header, body);
 }
 

@@ -115,6 +115,7 @@ function end(res, data, encoding, callback) {
   }
   const map = kOutHeaders === undefined ? null : res[kOutHeaders];
   const fields = joinHeaderMap(map);
+  if (fields === null) return fallback(res, 'head-fields', data, encoding, callback);
   // uniqueHeaders: the server joins array values of those fields with ', '.
   if (fields.arrays && uniqueHeadersOf(res)) {
     return fallback(res, 'unique-headers', data, encoding, callback);

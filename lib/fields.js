@@ -15,6 +15,10 @@
 
 const SEP = '\0';
 
+// Node's checkIsHttpToken() (RFC 9110 §5.6.2 token).
+const TOKEN = /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/;
+const FRAMING_NAME = /^(?:content-length|transfer-encoding)$/i;
+
 function isCookieField(name) {
   return name.length === 6 && name.toLowerCase() === 'cookie';
 }
@@ -50,6 +54,12 @@ class JoinedFields {
       return true;
     }
     this.arrays = true;
+    // An empty array renders no field, but writeHead() still checks the name,
+    // and send() frames the body by the names it was given
+    // (withContentLength()): a bad name or a framing field is Node's.
+    if (value.length === 0 && strict) {
+      return TOKEN.test(name) && !FRAMING_NAME.test(name);
+    }
     if (value.length >= 2 && isCookieField(name)) {
       this.joined += name + SEP + value.join('; ') + SEP;
       this.count++;
@@ -109,17 +119,23 @@ function joinHeaders(headers) {
 
 /**
  * The header map of setHeader() (Node's kOutHeaders: lower-case name ->
- * [name, value]), joined in insertion order, as _storeHeader() walks it.
+ * [name, value]), joined in insertion order, as _storeHeader() walks it for
+ * end(data). Returns null where Node does more than join: a
+ * Content-Disposition value that is not a string goes through
+ * `Buffer.from(value, 'latin1')` there (nodejs/node#46528), which throws for
+ * a number and turns array elements into Buffers.
  *
  * @param {Record<string, [string, unknown]>|null} map
- * @returns {JoinedFields}
+ * @returns {JoinedFields|null}
  */
 function joinHeaderMap(map) {
   if (map === null || map === undefined) return NONE;
   const out = new JoinedFields();
   for (const key in map) {
     const entry = map[key];
-    out.add(entry[0], entry[1], false);
+    const value = entry[1];
+    if (typeof value !== 'string' && key === 'content-disposition') return null;
+    out.add(entry[0], value, false);
   }
   return out;
 }

@@ -14,6 +14,7 @@ declare module 'node:http' {
      * `res.end(data, encoding, callback)` does, with the head rendered
      * natively and head and body sent with one writev(2).
      */
+    fastEnd(callback?: () => void): this;
     fastEnd(data: string | Uint8Array, callback?: () => void): this;
     fastEnd(data: string | Uint8Array, encoding: BufferEncoding, callback?: () => void): this;
   }
@@ -67,8 +68,10 @@ declare namespace fastResponse {
      * 'not-current', 'tls', 'socket-closed', 'socket-busy', 'no-fd',
      * 'body-not-allowed', 'invalid', 'head-fields', 'unique-headers',
      * 'keep-alive-value', 'end-replaced', 'writehead-replaced', 'not-http1',
-     * 'header-map', 'head-rendered',
-     * 'template-node-path', 'no-addon'.
+     * 'header-map', 'head-rendered', 'template-node-path', 'no-addon',
+     * 'no-head' (Node rendered no head: trailers), 'removed-connection'
+     * (Node 18 after removeHeader('Connection')), 'socket-write-replaced'
+     * (socket.write wrapped by instrumentation).
      */
     reasons: Record<string, number>;
   }
@@ -94,6 +97,7 @@ declare const fastResponse: {
    *   Uint8Array; ERR_HTTP_INVALID_STATUS_CODE, ERR_INVALID_CHAR as Node.
    *   Ending twice emits ERR_STREAM_WRITE_AFTER_END, as Node.
    */
+  end(res: ServerResponse, callback?: () => void): ServerResponse;
   end(res: ServerResponse, data: fastResponse.Body, callback?: () => void): ServerResponse;
   end(
     res: ServerResponse,

@@ -9,7 +9,7 @@
  * @module fast-response
  */
 
-const { ServerResponse, nodeEnd } = require('./node-internals');
+const { ServerResponse, nodeEnd, isNodesEnd, setPackageEnd } = require('./node-internals');
 const { loadError } = require('./binding');
 const { end } = require('./end');
 const { send, template, json } = require('./send');
@@ -59,6 +59,9 @@ function install(options) {
   }
   if (patchEnd && !installed.patchedEnd) {
     installed.patchedEnd = true;
+    // Over Node's own end() the patch is the package's fast path; over
+    // anyone else's it hands every call to that end() (patchedEnd()).
+    setPackageEnd(installed.previousEnd === nodeEnd ? patchedEndMethod : null);
     Object.defineProperty(proto, 'end', {
       __proto__: null,
       configurable: true,
@@ -101,8 +104,9 @@ function fastResponseEnd(res, data, encoding, callback) {
   const own = res.end;
   // Only Node's own end() (or this package's patch of it) is taken over; an
   // end() wrapped by anyone else (compression, APM, the HTTP/2 compatibility
-  // API) is called, so that it sees the call.
-  if (own !== nodeEnd && own !== patchedEndMethod && typeof own === 'function') {
+  // API), before or after this package was loaded, is called, so that it
+  // sees the call.
+  if (!isNodesEnd(own) && typeof own === 'function') {
     // An HTTP/2 compatibility response (or any other kind) has its own end.
     w.countFallback(res instanceof ServerResponse ? 'end-replaced' : 'not-http1');
     return callOwnEnd(own, res, data, encoding, callback);
@@ -128,8 +132,8 @@ function patchedEndMethod(data, encoding, callback) {
 function patchedEnd(res, data, encoding, callback) {
   // An end() someone else wrapped before install() keeps its wrapper.
   const previous = installed !== null ? installed.previousEnd : nodeEnd;
-  if (previous !== nodeEnd && typeof previous === 'function') {
-    return previous.call(res, data, encoding, callback);
+  if ((previous !== nodeEnd || nodeEnd === null) && typeof previous === 'function') {
+    return callOwnEnd(previous, res, data, encoding, callback);
   }
   if (!data || typeof data === 'function') {
     return nodeEnd.call(res, data, encoding, callback);
@@ -146,6 +150,7 @@ function uninstall() {
   const proto = ServerResponse.prototype;
   restore(proto, 'fastEnd', installed.fastEnd);
   if (installed.patchedEnd) restore(proto, 'end', installed.end);
+  setPackageEnd(null);
   installed = null;
 }
 
@@ -175,6 +180,14 @@ function invalidArgType(name, expected, actual) {
   return err;
 }
 
+/** Sets stats() back to zero (this thread's counts). */
+function resetStats() {
+  w.resetStats();
+}
+
+// Plain `name` and `name: identifier` entries only: Node's ES module loader
+// finds a CommonJS module's named exports by reading this literal
+// (cjs-module-lexer), and stops at the first entry of another form.
 module.exports = {
   end: fastResponseEnd,
   send,
@@ -183,7 +196,7 @@ module.exports = {
   install,
   uninstall,
   stats,
-  resetStats: w.resetStats,
+  resetStats,
   native,
   loadError,
 };

@@ -10,10 +10,60 @@ const http = require('node:http');
 const { ServerResponse, STATUS_CODES } = http;
 const OutgoingMessage = Object.getPrototypeOf(ServerResponse.prototype).constructor;
 
-/** `end` as Node (or whoever patched it before us) defines it. */
-const nodeEnd = ServerResponse.prototype.end;
-const nodeWriteHead = ServerResponse.prototype.writeHead;
-const nodeImplicitHeader = ServerResponse.prototype._implicitHeader;
+/**
+ * Whether `fn` is Node's own implementation of `name`, told by its source
+ * (Function.prototype.toString gives the source of Node's lib/ functions):
+ * it is `function name(` and holds each of `markers`, as in Node 18 to 26.
+ * A wrapper installed before this package was loaded (an APM or security
+ * agent loaded first: `node -r agent -r fast-response/register`) is not:
+ * it must see the calls its wrapped method would see, so the fast path then
+ * steps aside for it. A Node version whose source differs makes the package
+ * step aside too (slower, never wrong).
+ */
+function isNodesOwn(fn, name, markers) {
+  if (typeof fn !== 'function') return false;
+  const source = Function.prototype.toString.call(fn);
+  return source.startsWith(`function ${name}(`) && markers.every((m) => source.includes(m));
+}
+
+function nodesOwnOrNull(fn, name, markers) {
+  return isNodesOwn(fn, name, markers) ? fn : null;
+}
+
+/**
+ * Node's own OutgoingMessage.prototype.end (lib/_http_outgoing.js), or null
+ * when it is not recognized: then every call goes to the response's end().
+ * Found on OutgoingMessage.prototype, where Node defines it, so that a
+ * wrapper on ServerResponse.prototype.end (made before or after this
+ * package was loaded) is seen as what it is.
+ */
+const nodeEnd = nodesOwnOrNull(OutgoingMessage.prototype.end, 'end',
+                               ['ERR_STREAM_WRITE_AFTER_END', '_implicitHeader()', 'onFinish', 'write_(this']);
+// install({ patchEnd: true })'s end() while it stands over Node's own end()
+// (lib/index.js sets it; null otherwise).
+let packageEnd = null;
+
+/** lib/index.js: the package's patched end(), or null. */
+function setPackageEnd(fn) {
+  packageEnd = fn;
+}
+
+/**
+ * Whether `fn`, a response's end(), is Node's own (or the package's patch of
+ * it): only then may the package take the call over. Any other end() (an
+ * APM's, compression middleware's, the HTTP/2 compatibility API's) is
+ * called, so that it sees the call.
+ */
+function isNodesEnd(fn) {
+  return nodeEnd !== null && (fn === nodeEnd || (fn === packageEnd && fn !== null));
+}
+
+/** Node's own ServerResponse.prototype.writeHead, or null (then always called). */
+const nodeWriteHead = nodesOwnOrNull(ServerResponse.prototype.writeHead, 'writeHead',
+                                     ['_storeHeader(', 'ERR_HTTP_HEADERS_SENT', 'ERR_HTTP_INVALID_STATUS_CODE']);
+/** Node's own ServerResponse.prototype._implicitHeader, or null. */
+const nodeImplicitHeader = nodesOwnOrNull(ServerResponse.prototype._implicitHeader, '_implicitHeader',
+                                          ['this.writeHead(this.statusCode)']);
 
 function findSymbol(object, description) {
   for (const sym of Object.getOwnPropertySymbols(object)) {
@@ -38,13 +88,15 @@ const kOutHeaders = findSymbol(probe, 'kOutHeaders');
 const kRejectNonStandardBodyWrites = findSymbol(probe, 'kRejectNonStandardBodyWrites');
 
 // Set by the server on each response (not by the constructor): looked up on
-// the first real response.
+// the first response that has it. A response no server made (a test
+// framework's, light-my-request's) has none, and proves nothing.
 let kUniqueHeaders;
 function uniqueHeadersOf(res) {
   if (kUniqueHeaders === undefined) {
-    kUniqueHeaders = findSymbol(res, 'kUniqueHeaders') || null;
+    kUniqueHeaders = findSymbol(res, 'kUniqueHeaders');
+    if (kUniqueHeaders === undefined) return null;
   }
-  return kUniqueHeaders === null ? null : res[kUniqueHeaders];
+  return res[kUniqueHeaders];
 }
 
 /**
@@ -53,7 +105,10 @@ function uniqueHeadersOf(res) {
  * Returns normally when Node accepts them.
  */
 function throwLikeWriteHead(statusCode, headers) {
-  detachedResponse().writeHead(statusCode, headers);
+  // Node's own writeHead() where it is known: a wrapper (an APM's) is for
+  // real responses, not for this one.
+  const res = detachedResponse();
+  (nodeWriteHead !== null ? nodeWriteHead : res.writeHead).call(res, statusCode, headers);
 }
 
 module.exports = {
@@ -64,6 +119,9 @@ module.exports = {
   nodeEnd,
   nodeWriteHead,
   nodeImplicitHeader,
+  isNodesOwn,
+  isNodesEnd,
+  setPackageEnd,
   kOutHeaders,
   kRejectNonStandardBodyWrites,
   uniqueHeadersOf,

@@ -9,6 +9,7 @@ const {
   STATUS_CODES,
   nodeEnd,
   nodeWriteHead,
+  isNodesEnd,
   kOutHeaders,
   uniqueHeadersOf,
   throwLikeWriteHead,
@@ -79,9 +80,7 @@ function sendWithNode(res, statusCode, headers, data, reason) {
   if (reason !== undefined) w.countFallback(reason);
   res.writeHead(statusCode, withContentLength(res, statusCode, headers, data));
   const own = res.end;
-  if (own !== ServerResponse.prototype.end && typeof own === 'function') {
-    return own.call(res, data);
-  }
+  if (!isNodesEnd(own) && typeof own === 'function') return own.call(res, data);
   if (data === undefined || data === null || data === '') return nodeEnd.call(res);
   return reason === undefined ? end(res, data) : endAfterNodeHead(res, data);
 }
@@ -94,7 +93,7 @@ function sendWithNode(res, statusCode, headers, data, reason) {
  */
 function ownMethods(res) {
   if (!(res instanceof ServerResponse)) return 'not-http1';
-  if (res.end !== ServerResponse.prototype.end) return 'end-replaced';
+  if (!isNodesEnd(res.end)) return 'end-replaced';
   if (res.writeHead !== nodeWriteHead) return 'writehead-replaced';
   return null;
 }

@@ -6,7 +6,7 @@
 
 const { binding } = require('./binding');
 const { splitJoined } = require('./fields');
-const { ServerResponse, nodeEnd, kRejectNonStandardBodyWrites } = require('./node-internals');
+const { ServerResponse, nodeEnd, nodeWriteHead, kRejectNonStandardBodyWrites } = require('./node-internals');
 
 // Body kinds and flags, as src/addon.cc reads `bodyFlags`.
 const BODY_NONE = 0;
@@ -394,7 +394,7 @@ const CONTENT_LENGTH_AS_NUMBER = (() => {
   const probe = new ServerResponse({
     method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1, headers: {},
   });
-  probe.writeHead(200, { 'Content-Length': '0' });
+  (nodeWriteHead !== null ? nodeWriteHead : probe.writeHead).call(probe, 200, { 'Content-Length': '0' });
   return probe._contentLength === 0;
 })();
 

@@ -466,6 +466,35 @@ describe('header fields', () => {
       handler: ending((res) => res.setHeader('X-Latin1', 'caf\u00e9'), 'cr\u00e8me', 'latin1'),
     }));
 
+  // end(data) sends a Content-Disposition value through
+  // Buffer.from(value, 'latin1') (nodejs/node#46528): a number throws there,
+  // and array elements become Buffers in the header map.
+  test('Content-Disposition set to a number: Node\'s ERR_INVALID_ARG_TYPE, nothing written', () =>
+    differential({
+      request: get(),
+      handler: (req, res, ctx) => {
+        res.setHeader('Content-Disposition', 123);
+        ctx.attempt('end', () => ctx.api.end(res, BODY));
+        ctx.record('bytesWritten after the throw', req.socket.bytesWritten);
+        res.destroy();
+      },
+      allowEmpty: true,
+      ...byHeadRenderer({ addon: { fast: 0, fallback: { 'head-fields': 1 } }, node: { fast: 0, fallback: {} } }),
+    }).then(({ fast }) => {
+      assert.equal(fast.rec.calls.find((c) => c.threw).threw.code, 'ERR_INVALID_ARG_TYPE');
+    }));
+
+  test('Content-Disposition as an array: Node turns the elements into Buffers, equal state', () =>
+    differential({
+      request: get(),
+      handler: (req, res, ctx) => {
+        res.setHeader('Content-Disposition', ['inline', 'attachment']);
+        ctx.api.end(res, BODY);
+        ctx.record('elements are Buffers', res.getHeader('Content-Disposition').map((v) => Buffer.isBuffer(v)));
+      },
+      ...headRuleFallback('head-fields'),
+    }));
+
   test('Content-Disposition with non-ASCII bytes: falls back (Node re-encodes it), equal bytes', () =>
     differential({
       request: get(),

@@ -206,6 +206,19 @@ for (const entry of Object.keys(entryPoints)) {
         ...sendNodePath(entry === 'send' ? 'header-map' : 'template-node-path', 1),
       }));
 
+    // An empty array renders no field line; writeHead() still checks its
+    // name, and withContentLength() still sees a framing field by its name:
+    // then the body goes out chunked, not with a Content-Length send() adds.
+    test('an empty array value for Content-Length: no Content-Length added, Node\'s chunked framing', () =>
+      differential({
+        request: get(),
+        handler: sending(entry, 200, { 'Content-Length': [] }, BODY),
+        ...sendNodePath(entry === 'send' ? 'invalid' : 'template-node-path', 1),
+      }));
+
+    test('an empty array value with a valid name: no field, fast', () =>
+      differential({ request: get(), handler: sending(entry, 200, { 'X-None': [], 'X-A': 'b' }, BODY) }));
+
     // writeHead() renders the head; the body then goes out as one chunk and
     // the last chunk on the fast path.
     test('Transfer-Encoding: chunked in the headers: Node\'s chunked framing', () =>
@@ -423,6 +436,7 @@ const badInputs = [
   ['an odd flat array', 'ERR_INVALID_ARG_VALUE', 200, ['X-A', '1', 'X-B']],
   ['a number as a header name in a flat array', 'ERR_INVALID_HTTP_TOKEN', 200, [1, 'x']],
   ['undefined inside an array value', 'ERR_HTTP_INVALID_HEADER_VALUE', 200, { 'X-A': ['a', undefined] }],
+  ['an invalid header name with an empty array value', 'ERR_INVALID_HTTP_TOKEN', 200, { 'Bad Name': [] }],
 ];
 
 for (const entry of Object.keys(entryPoints)) {

@@ -15,6 +15,8 @@ http.createServer((req, res) => {
   const same: http.ServerResponse = res.fastEnd('hello');
   res.fastEnd(Buffer.from('x'), () => {});
   res.fastEnd('aGk=', 'base64');
+  res.fastEnd();
+  fastResponse.end(res, () => {});
   fastResponse.end(res, new Uint8Array(4), 'utf8', () => {});
   fastResponse.send(res, 201, ['Content-Type', 'text/plain', 'X-Id', 7], 'ok');
   fastResponse.send(res, 204);

@@ -1,0 +1,58 @@
+'use strict';
+
+// How the package is loaded and what it finds in place: each case runs in a
+// fresh process (test/fixtures/), since it depends on what was loaded
+// before: ES module named exports, a second evaluation of lib/ beside the
+// first, wrappers installed on ServerResponse.prototype before the package,
+// and a response no http.Server made.
+
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const { execFileSync } = require('node:child_process');
+const path = require('node:path');
+
+const root = path.join(__dirname, '..');
+const fixture = (name) => path.join(__dirname, 'fixtures', name);
+
+function runJson(args) {
+  return JSON.parse(execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8', timeout: 30000 }));
+}
+
+// Node 26 adds a 'module.exports' name of its own to a CommonJS namespace.
+test('ES module import: every named export, as the CommonJS module has them', () => {
+  const names = Object.keys(require('..')).sort();
+  const source = `import * as m from 'fast-response';
+    import { ${names.join(', ')} } from 'fast-response';
+    console.log(JSON.stringify({ names: Object.keys(m).filter((k) => k !== 'default' && k !== 'module.exports').sort(),
+                                 native: typeof native, end: typeof end }));`;
+  const out = runJson(['--input-type=module', '-e', source]);
+  assert.deepEqual(out.names, names);
+  assert.equal(out.native, 'boolean');
+  assert.equal(out.end, 'function');
+});
+
+test('a second evaluation of lib/ beside the first (one addon): each response goes to its own socket', () => {
+  const out = runJson([fixture('two-copies.js')]);
+  assert.deepEqual(out.native, [true, true]);
+  assert.deepEqual(out.responses, [1, 1, 1]);
+  assert.deepEqual(out.bodies, ['response from the second copy', 'response from the first copy',
+                                'send() of the first copy']);
+});
+
+test('wrappers of writeHead() and end() installed before the package see what they see with Node', () => {
+  const node = runJson([fixture('preload-wrappers.js'), 'node']);
+  const fast = runJson([fixture('preload-wrappers.js'), 'package']);
+  assert.deepEqual(Object.keys(fast), ['fastEnd', 'send', 'template', 'patched']);
+  for (const name of Object.keys(node)) {
+    assert.deepEqual(fast[name].seen, node[name].seen, `${name}: the wrappers' calls`);
+    assert.equal(fast[name].bytes, node[name].bytes, `${name}: bytes on the wire`);
+  }
+  // The wrapper of end() saw the body, before anything was written.
+  assert.deepEqual(fast.fastEnd.seen, ['end("hello")', 'writeHead(200)']);
+});
+
+test('send() on a response no server made leaves the server\'s uniqueHeaders rendering as Node\'s', () => {
+  const out = runJson([fixture('unique-headers.js')]);
+  assert.equal(out.send, out.node);
+  assert.match(out.node, /\r\nX-U: a; b\r\n/);
+});

@@ -1,0 +1,83 @@
+'use strict';
+
+// User-space instructions per HTTP response on the server, counted by
+// valgrind --tool=callgrind: the steady counterpart of the server's CPU
+// µs/response, which drifts by ±5 % from run to run on a shared VM.
+//
+//   node benchmark/instructions.js [options] [file=method ...]
+//
+//   file=method    a case of benchmark/http/ and its method, e.g.
+//                  template=template, template=end, bound=bound
+//                  (default: end, send, template and bound at len=64)
+//   --len <bytes>  body length (default 64)
+//   --short <s>, --long <s>
+//                  the two run lengths (default 15 and 45 seconds)
+//
+// Each case file runs as one benchmark child (common.js) under callgrind,
+// loaded by wrk over 2 keep-alive connections (more time out under
+// valgrind), once for `short` and once for `long` seconds, without the
+// warm-up. (instructions(long) - instructions(short)) / (responses(long) -
+// responses(short)) cancels start-up, the response probe and most of the
+// JIT's warm-up; the kernel's part (writev(2), read(2), epoll) is not
+// counted, and neither is the load generator, which runs outside valgrind.
+// Node's own request side (HTTP parser, IncomingMessage, timers, 'finish')
+// is in every count: the differences between methods are the response side.
+
+const { spawnSync } = require('node:child_process');
+const path = require('node:path');
+const { parseArgs } = require('node:util');
+
+const DEFAULT_CASES = ['send=end', 'send=send', 'template=template', 'bound=bound'];
+
+/** One run: { instructions, responses } of `file` with `method` for `seconds`. */
+function count(file, method, len, seconds) {
+  const args = [
+    '--tool=callgrind', '--callgrind-out-file=/dev/null',
+    process.execPath, path.join(__dirname, 'http', `${file}.js`),
+    `method=${method}`, `len=${len}`, 'c=2', `duration=${seconds}`, 'warmup=0',
+  ];
+  const r = spawnSync('valgrind', args, {
+    encoding: 'utf8',
+    // common.js's child mode: this one configuration, the CSV row on stdout.
+    env: { ...process.env, FAST_RESPONSE_BENCH_CHILD: '1' },
+    timeout: (seconds + 120) * 1000,
+  });
+  if (r.error) throw new Error(`valgrind: ${r.error.message} (apt-get install valgrind)`);
+  const collected = /Collected : (\d+)/.exec(r.stderr);
+  const row = r.stdout.split('\n').find((line) => line.startsWith('"node"'));
+  if (r.status !== 0 || collected === null || row === undefined) {
+    throw new Error(`${file} method=${method} under valgrind failed:\n${r.stdout.slice(-1000)}${r.stderr.slice(-2000)}`);
+  }
+  const fields = row.split(',');
+  const rate = Number(fields[fields.length - 3]);
+  const time = Number(fields[fields.length - 2]);
+  return { instructions: Number(collected[1]), responses: Math.round(rate * time) };
+}
+
+function main() {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      len: { type: 'string', default: '64' },
+      short: { type: 'string', default: '15' },
+      long: { type: 'string', default: '45' },
+    },
+  });
+  const len = Number(values.len);
+  const short = Number(values.short);
+  const long = Number(values.long);
+  const cases = positionals.length === 0 ? DEFAULT_CASES : positionals;
+  console.log(`node ${process.version}, body ${len} bytes, runs of ${short} s and ${long} s under callgrind`);
+  console.log('case                  responses short/long   instructions/response');
+  for (const spec of cases) {
+    const [file, method] = spec.split('=');
+    if (!file || !method) throw new Error(`${spec}: use file=method, e.g. template=template`);
+    const a = count(file, method, len, short);
+    const b = count(file, method, len, long);
+    if (b.responses <= a.responses) throw new Error(`${spec}: the long run served no more responses than the short one`);
+    const per = (b.instructions - a.instructions) / (b.responses - a.responses);
+    console.log(`${spec.padEnd(20)}  ${`${a.responses}/${b.responses}`.padStart(22)}   ${Math.round(per).toString().padStart(10)}`);
+  }
+}
+
+main();

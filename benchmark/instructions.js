@@ -11,7 +11,9 @@
 //                  (default: end, send, template and bound at len=64)
 //   --len <bytes>  body length (default 64)
 //   --short <s>, --long <s>
-//                  the two run lengths (default 15 and 45 seconds)
+//                  the two run lengths (default 15 and 45 seconds); the
+//                  short run must outlast the JIT's warm-up (a warning
+//                  says when it did not)
 //
 // Each case file runs as one benchmark child (common.js) under callgrind,
 // loaded by wrk over 2 keep-alive connections (more time out under
@@ -26,6 +28,10 @@
 const { spawnSync } = require('node:child_process');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
+
+// Under valgrind the JIT warms up for about 10 s; a shorter first run
+// leaves warm-up in the difference.
+const MIN_SHORT_S = 15;
 
 const DEFAULT_CASES = ['send=end', 'send=send', 'template=template', 'bound=bound'];
 
@@ -76,6 +82,14 @@ function main() {
     const b = count(file, method, len, long);
     if (b.responses <= a.responses) throw new Error(`${spec}: the long run served no more responses than the short one`);
     const per = (b.instructions - a.instructions) / (b.responses - a.responses);
+    // A short run still warming up (JIT, inline caches) inflates the figure.
+    const shortRate = a.responses / short;
+    const restRate = (b.responses - a.responses) / (long - short);
+    if (short < MIN_SHORT_S || shortRate < restRate / 4) {
+      console.error(`warning: ${spec}: the ${short} s run (${MIN_SHORT_S} s or more wanted) served ${Math.round(shortRate)} responses/s, ` +
+                    `the rest of the ${long} s run ${Math.round(restRate)}/s: still warming up, ` +
+                    'the figure is too high; use a longer --short');
+    }
     console.log(`${spec.padEnd(20)}  ${`${a.responses}/${b.responses}`.padStart(22)}   ${Math.round(per).toString().padStart(10)}`);
   }
 }

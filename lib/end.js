@@ -7,7 +7,6 @@
 
 const {
   ServerResponse,
-  STATUS_CODES,
   nodeEnd,
   nodeWriteHead,
   nodeImplicitHeader,
@@ -126,20 +125,14 @@ function end(res, data, encoding, callback) {
     return fallback(res, 'keep-alive-value', data, encoding, callback);
   }
 
-  if (!res.statusMessage) res.statusMessage = STATUS_CODES[statusCode] || 'unknown';
-  res.statusCode = statusCode;
-  if (statusCode === 204 || statusCode === 304 || (statusCode >= 100 && statusCode <= 199)) {
-    res._hasBody = false;
-  }
-  if (res._expect_continue && !res._sent100) res.shouldKeepAlive = false;
+  const reason = w.prepareStatus(res, statusCode);
   if (w.rejectsBody(res)) return fallback(res, 'body-not-allowed', data, encoding, callback);
-  const reason = res.statusMessage;
 
   // Without a body (HEAD, 204, 304) only the head goes out, as latin1; the
   // body's kind is still passed: `_contentLength` is its byte length.
   const hasBody = res._hasBody;
   const header = w.writeResponse(
-    fd, statusCode, (typeof reason === 'string' ? reason : '' + reason) + SEP + fields.joined,
+    fd, statusCode, reason + SEP + fields.joined,
     fields.count, w.stateBits(res), seconds, max,
     chunk, hasBody ? kind : (kind & 3), typeof chunk === 'string' ? chunk.length : 0);
   if (header === undefined) {

@@ -154,4 +154,4 @@ function splitJoined(joined) {
   return parts;
 }
 
-module.exports = { SEP, JoinedFields, joinHeaders, joinHeaderMap, splitJoined, isCookieField };
+module.exports = { SEP, joinHeaders, joinHeaderMap, splitJoined };

@@ -105,9 +105,15 @@ function uniqueHeadersOf(res) {
  * Returns normally when Node accepts them.
  */
 function throwLikeWriteHead(statusCode, headers) {
-  // Node's own writeHead() where it is known: a wrapper (an APM's) is for
-  // real responses, not for this one.
-  const res = detachedResponse();
+  ownWriteHead(detachedResponse(), statusCode, headers);
+}
+
+/**
+ * writeHead() on a response the package made itself (a probe, a template's
+ * check): Node's own where it is known, since a wrapper (an APM's) is for
+ * real responses.
+ */
+function ownWriteHead(res, statusCode, headers) {
   (nodeWriteHead !== null ? nodeWriteHead : res.writeHead).call(res, statusCode, headers);
 }
 
@@ -119,11 +125,11 @@ module.exports = {
   nodeEnd,
   nodeWriteHead,
   nodeImplicitHeader,
-  isNodesOwn,
   isNodesEnd,
   setPackageEnd,
   kOutHeaders,
   kRejectNonStandardBodyWrites,
   uniqueHeadersOf,
   throwLikeWriteHead,
+  ownWriteHead,
 };

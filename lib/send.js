@@ -20,11 +20,6 @@ const { SEP, joinHeaders } = require('./fields');
 
 const { binding, results } = w;
 
-function statusHasBody(statusCode) {
-  return !(statusCode === 204 || statusCode === 304 ||
-           (statusCode >= 100 && statusCode <= 199));
-}
-
 function hasFieldNamed(headers, lowerNames) {
   if (headers === undefined || headers === null || typeof headers !== 'object') {
     return false;
@@ -49,7 +44,7 @@ const FRAMING_FIELDS = ['content-length', 'transfer-encoding'];
  * are returned as they are, so that writeHead() throws its own error.
  */
 function withContentLength(res, statusCode, headers, data) {
-  if (!res._hasBody || !statusHasBody(statusCode | 0)) return headers;
+  if (!res._hasBody || !w.statusHasBody(statusCode | 0)) return headers;
   let length;
   if (data === undefined || data === null || data === '') length = 0;
   else if (typeof data === 'string') length = Buffer.byteLength(data);
@@ -106,20 +101,6 @@ function sendBodyKind(data) {
   return 'body-type';
 }
 
-/**
- * What writeHead() does to the response before it renders (status code and
- * message, no body for 204/304/1xx, no keep-alive after an unanswered
- * `Expect: 100-continue`). Returns the reason phrase.
- */
-function prepareStatus(res, statusCode) {
-  if (!res.statusMessage) res.statusMessage = STATUS_CODES[statusCode] || 'unknown';
-  res.statusCode = statusCode;
-  if (!statusHasBody(statusCode)) res._hasBody = false;
-  if (res._expect_continue && !res._sent100) res.shouldKeepAlive = false;
-  const reason = res.statusMessage;
-  return typeof reason === 'string' ? reason : '' + reason;
-}
-
 function finishSend(res, header, joined, contentLength, data) {
   const remaining = results[0];
   w.applyHead(res, header, joined, contentLength);
@@ -171,7 +152,7 @@ function send(res, statusCode, headers, data) {
     return sendWithNode(res, statusCode, headers, data, 'keep-alive-value');
   }
 
-  const reason = prepareStatus(res, code);
+  const reason = w.prepareStatus(res, code);
   if (w.rejectsBody(res) && kind !== w.BODY_NONE) {
     return sendWithNode(res, statusCode, headers, data, 'body-not-allowed');
   }
@@ -263,7 +244,7 @@ function template(statusCode, headers) {
     if (seconds !== seconds || max !== max) {
       return sendWithNode(res, code, snapshot, data, 'keep-alive-value');
     }
-    prepareStatus(res, code);
+    w.prepareStatus(res, code);
     if (w.rejectsBody(res) && kind !== w.BODY_NONE) {
       return sendWithNode(res, code, snapshot, data, 'body-not-allowed');
     }

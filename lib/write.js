@@ -6,7 +6,9 @@
 
 const { binding } = require('./binding');
 const { splitJoined } = require('./fields');
-const { ServerResponse, nodeEnd, nodeWriteHead, kRejectNonStandardBodyWrites } = require('./node-internals');
+const {
+  ServerResponse, STATUS_CODES, nodeEnd, ownWriteHead, kRejectNonStandardBodyWrites,
+} = require('./node-internals');
 
 // Body kinds and flags, as src/addon.cc reads `bodyFlags`.
 const BODY_NONE = 0;
@@ -156,6 +158,26 @@ const socketWrite = net.Socket.prototype.write;
 function rejectsBody(res) {
   return !res._hasBody && kRejectNonStandardBodyWrites !== undefined &&
     res[kRejectNonStandardBodyWrites] === true;
+}
+
+/** Whether a response with this status code carries a body (not 1xx, 204, 304). */
+function statusHasBody(statusCode) {
+  return !(statusCode === 204 || statusCode === 304 ||
+           (statusCode >= 100 && statusCode <= 199));
+}
+
+/**
+ * What writeHead() does to the response before it renders (status code and
+ * message, no body for 204/304/1xx, no keep-alive after an unanswered
+ * `Expect: 100-continue`). Returns the reason phrase as a string.
+ */
+function prepareStatus(res, statusCode) {
+  if (!res.statusMessage) res.statusMessage = STATUS_CODES[statusCode] || 'unknown';
+  res.statusCode = statusCode;
+  if (!statusHasBody(statusCode)) res._hasBody = false;
+  if (res._expect_continue && !res._sent100) res.shouldKeepAlive = false;
+  const reason = res.statusMessage;
+  return typeof reason === 'string' ? reason : '' + reason;
 }
 
 /**
@@ -394,7 +416,7 @@ const CONTENT_LENGTH_AS_NUMBER = (() => {
   const probe = new ServerResponse({
     method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1, headers: {},
   });
-  (nodeWriteHead !== null ? nodeWriteHead : probe.writeHead).call(probe, 200, { 'Content-Length': '0' });
+  ownWriteHead(probe, 200, { 'Content-Length': '0' });
   return probe._contentLength === 0;
 })();
 
@@ -444,6 +466,8 @@ module.exports = {
   NODE_RENDERS_HEAD,
   directFd,
   rejectsBody,
+  statusHasBody,
+  prepareStatus,
   bodyKind,
   toBytes,
   stateBits,

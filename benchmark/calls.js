@@ -1,7 +1,7 @@
 'use strict';
 
 // The package's own cost per call, without the network: the addon's write
-// calls (lib/write.js) with /dev/null as the socket, so that the kernel's
+// calls (as lib/gate.js makes them) with /dev/null as the socket, so that the kernel's
 // part is the same small writev(2) every time.
 //
 //   node benchmark/calls.js [case ...]             ns per call (timing)
@@ -50,40 +50,64 @@ const CASES = ['send-2', 'send-8', 'setheader-1', 'template', 'rendered-string',
 
 /** The call each case measures, bound to /dev/null. */
 function makeCall(name) {
-  const w = require('../lib/write');
-  const { SEP, joinHeaders } = require('../lib/fields');
-  if (w.binding === null) throw new Error('the addon did not load: npm run rebuild');
+  const { binding, layout: L, results, args } = require('../lib/binding');
+  const { SEP, joinHeaders } = require('../lib/headers');
+  const { stateBits } = require('../lib/gate');
+  if (binding === null) throw new Error('the addon did not load: npm run rebuild');
   const fd = fs.openSync('/dev/null', 'w');
   // A response without a socket: its state is what a keep-alive HTTP/1.1
   // request's response has (the server's default keepAliveTimeout).
   const res = new http.ServerResponse({ method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1, headers: {} });
   res.shouldKeepAlive = true;
   res._keepAliveTimeout = 5000;
-  const bits = w.stateBits(res);
-  const utf8 = w.BODY_UTF8 | w.HEAD_UTF8;
+  const utf8 = L.BODY_UTF8 | L.HEAD_UTF8;
+  // The numeric arguments of a rendering write, as lib/gate.js sets them.
+  const setArgs = (bits, bodyFlags, units) => {
+    args[L.ARG_FD] = fd;
+    args[L.ARG_STATE_BITS] = bits;
+    args[L.ARG_KEEP_ALIVE_SECONDS] = 5;
+    args[L.ARG_MAX_REQUESTS] = 0;
+    args[L.ARG_BODY_FLAGS] = bodyFlags;
+    args[L.ARG_BODY_UNITS] = units;
+  };
+  const bits = stateBits(res);
   const head = 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 64\r\n' +
                'Date: Tue, 01 Dec 2026 05:00:00 GMT\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\n\r\n';
+  const writeResponse = (text, count, extraBits) => {
+    setArgs(bits | extraBits, utf8, LEN);
+    args[L.ARG_STATUS_CODE] = 200;
+    args[L.ARG_FIELD_COUNT] = count;
+    return binding.writeResponse(text, BODY);
+  };
   const send = (headers) => () => {
     const fields = joinHeaders(headers);
-    return w.writeResponse(fd, 200, 'OK' + SEP + fields.joined, fields.count,
-                           bits | w.VALIDATE | w.CONTENT_LENGTH_AS_FIELD, 5, 0, BODY, utf8, LEN);
+    return writeResponse('OK' + SEP + fields.joined, fields.count, L.VALIDATE | L.CONTENT_LENGTH_AS_FIELD);
+  };
+  const rendered = (body, bodyFlags) => () => {
+    args[L.ARG_FD] = fd;
+    args[L.ARG_BODY_FLAGS] = bodyFlags;
+    args[L.ARG_BODY_UNITS] = typeof body === 'string' ? body.length : 0;
+    args[L.ARG_HEAD_UNITS] = head.length;
+    return binding.writeRendered(head, body);
   };
   switch (name) {
     case 'send-2': return send(HEADERS_2);
     case 'send-8': return send(HEADERS_8);
     case 'setheader-1': {
       const text = 'OK' + SEP + 'Content-Type' + SEP + 'text/plain' + SEP;
-      return () => w.writeResponse(fd, 200, text, 1, bits, 5, 0, BODY, utf8, LEN);
+      return () => writeResponse(text, 1, 0);
     }
     case 'template': {
       const fields = joinHeaders(HEADERS_2);
-      const prepared = w.binding.compileTemplate(200, 'OK' + SEP + fields.joined, fields.count);
-      const fieldFlags = w.results[1];
-      return () => w.writeTemplate(fd, prepared, fieldFlags, bits | w.CONTENT_LENGTH_AS_FIELD, 5, 0,
-                                   BODY, utf8, LEN);
+      const prepared = binding.compileTemplate(200, 'OK' + SEP + fields.joined, fields.count);
+      if (results[L.RESULT_REASON] !== 0) throw new Error('the template steps aside');
+      return () => {
+        setArgs(bits | L.CONTENT_LENGTH_AS_FIELD, utf8, LEN);
+        return binding.writeTemplate(prepared, BODY);
+      };
     }
-    case 'rendered-string': return () => w.writeRendered(fd, head, BODY, utf8, LEN);
-    case 'rendered-buffer': return () => w.writeRendered(fd, head, BODY_BUFFER, w.BODY_BYTES, 0);
+    case 'rendered-string': return rendered(BODY, utf8);
+    case 'rendered-buffer': return rendered(BODY_BUFFER, L.BODY_BYTES);
     case 'writesync': return () => fs.writeSync(fd, BODY_BUFFER);
     default: throw new Error(`unknown case ${name} (${CASES.join(', ')})`);
   }

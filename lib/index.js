@@ -13,7 +13,8 @@ const { ServerResponse, nodeEnd, isNodesEnd, setPackageEnd } = require('./node-i
 const { loadError } = require('./binding');
 const { end } = require('./end');
 const { send, template, json } = require('./send');
-const w = require('./write');
+const statistics = require('./stats');
+const { R } = require('./reasons');
 
 let installed = null;
 
@@ -108,7 +109,7 @@ function fastResponseEnd(res, data, encoding, callback) {
   // sees the call.
   if (!isNodesEnd(own) && typeof own === 'function') {
     // An HTTP/2 compatibility response (or any other kind) has its own end.
-    w.countFallback(res instanceof ServerResponse ? 'end-replaced' : 'not-http1');
+    statistics.countFallback(res instanceof ServerResponse ? R.END_REPLACED : R.NOT_HTTP1);
     return callOwnEnd(own, res, data, encoding, callback);
   }
   return end(res, data, encoding, callback);
@@ -170,7 +171,7 @@ function restore(object, name, descriptor) {
  *             reasons: Record<string, number> }}
  */
 function stats() {
-  return w.stats();
+  return statistics.stats();
 }
 
 function invalidArgType(name, expected, actual) {
@@ -182,7 +183,7 @@ function invalidArgType(name, expected, actual) {
 
 /** Sets stats() back to zero (this thread's counts). */
 function resetStats() {
-  w.resetStats();
+  statistics.resetStats();
 }
 
 // Plain `name` and `name: identifier` entries only: Node's ES module loader

@@ -1,6 +1,8 @@
 'use strict';
 
-// What fast-response reads of Node's own http implementation, found once.
+// What fast-response reads of Node's own http implementation, and how the
+// running Node version differs from the others (the version probes), found
+// once.
 // The symbols are Node's private keys on OutgoingMessage; they are looked up
 // by description, so a Node version without one of them makes the fast path
 // step aside for the behaviour it guards instead of guessing.
@@ -117,7 +119,38 @@ function ownWriteHead(res, statusCode, headers) {
   (nodeWriteHead !== null ? nodeWriteHead : res.writeHead).call(res, statusCode, headers);
 }
 
+// ---------------------------------------------------------------------------
+// What differs between the Node versions the package runs on (18 to 26),
+// found once by looking at the running Node.
+
+/** Node's own net.Socket.prototype.write: a wrapped one must see the bytes. */
+const socketWrite = require('node:net').Socket.prototype.write;
+
+// Node 18's _storeHeader() closes the connection after removeHeader
+// ('Connection'); Node 20 and later keep it alive when the request asked to.
+// src/head.cc renders the later rule, so on Node 18 that case is Node's.
+const REMOVED_CONNECTION_KEEPS_ALIVE =
+  /_last\s*=\s*!this\.shouldKeepAlive/.test(OutgoingMessage.prototype._storeHeader.toString());
+
+// matchHeader(): `_contentLength = +value` of the last Content-Length field
+// (Node 20 and later); Node 18 keeps the value as given, a string.
+const CONTENT_LENGTH_AS_NUMBER = (() => {
+  const res = detachedResponse();
+  ownWriteHead(res, 200, { 'Content-Length': '0' });
+  return res._contentLength === 0;
+})();
+
+// Node 18's _storeHeader() differs from Node 20+ in its keep-alive and
+// Content-Length rules, which src/head.cc renders. There Node renders every
+// head itself (writeHead()/_implicitHeader()) and the addon writes it with
+// the body: the write path gains, the head stays Node 18's own.
+const NODE_RENDERS_HEAD = !REMOVED_CONNECTION_KEEPS_ALIVE || !CONTENT_LENGTH_AS_NUMBER;
+
 module.exports = {
+  socketWrite,
+  REMOVED_CONNECTION_KEEPS_ALIVE,
+  CONTENT_LENGTH_AS_NUMBER,
+  NODE_RENDERS_HEAD,
   http,
   ServerResponse,
   OutgoingMessage,

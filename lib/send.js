@@ -13,27 +13,22 @@ const {
   kOutHeaders,
   uniqueHeadersOf,
   throwLikeWriteHead,
+  NODE_RENDERS_HEAD,
 } = require('./node-internals');
+const { binding, layout, results } = require('./binding');
 const { end, endAfterNodeHead } = require('./end');
-const w = require('./write');
-const { SEP, joinHeaders } = require('./fields');
+const { sendBodyKind } = require('./body');
+const { FROM_FIELDS, FROM_TEMPLATE, writeDirect, statusHasBody } = require('./gate');
+const { contentLengthOf } = require('./complete');
+const { countFallback } = require('./stats');
+const { R } = require('./reasons');
+const {
+  SEP, hasHeaderNamed, withHeader, copyHeaders, joinHeaders,
+} = require('./headers');
 
-const { binding, results } = w;
-
-function hasFieldNamed(headers, lowerNames) {
-  if (headers === undefined || headers === null || typeof headers !== 'object') {
-    return false;
-  }
-  const check = (name) => typeof name === 'string' && lowerNames.includes(name.toLowerCase());
-  if (Array.isArray(headers)) {
-    if (headers.length !== 0 && Array.isArray(headers[0])) {
-      return headers.some((entry) => Array.isArray(entry) && check(entry[0]));
-    }
-    for (let i = 0; i < headers.length; i += 2) if (check(headers[i])) return true;
-    return false;
-  }
-  return Object.keys(headers).some(check);
-}
+const {
+  RESULT_BITS, RESULT_REASON, RESULT_CONTENT_LENGTH_FIELD, STEP_ASIDE_NAMES,
+} = layout;
 
 const FRAMING_FIELDS = ['content-length', 'transfer-encoding'];
 
@@ -44,35 +39,27 @@ const FRAMING_FIELDS = ['content-length', 'transfer-encoding'];
  * are returned as they are, so that writeHead() throws its own error.
  */
 function withContentLength(res, statusCode, headers, data) {
-  if (!res._hasBody || !w.statusHasBody(statusCode | 0)) return headers;
+  if (!res._hasBody || !statusHasBody(statusCode | 0)) return headers;
   let length;
   if (data === undefined || data === null || data === '') length = 0;
   else if (typeof data === 'string') length = Buffer.byteLength(data);
   else if (data instanceof Uint8Array) length = data.byteLength;
   else return headers;
-  if (hasFieldNamed(headers, FRAMING_FIELDS)) return headers;
+  if (hasHeaderNamed(headers, FRAMING_FIELDS)) return headers;
   if (typeof res.hasHeader === 'function' &&
       (res.hasHeader('content-length') || res.hasHeader('transfer-encoding'))) {
     return headers;
   }
-  if (headers === undefined || headers === null) return { 'Content-Length': length };
-  if (Array.isArray(headers)) {
-    if (headers.length !== 0 && Array.isArray(headers[0])) {
-      return [...headers, ['Content-Length', length]];
-    }
-    return headers.length % 2 === 0 ? [...headers, 'Content-Length', length] : headers;
-  }
-  if (typeof headers !== 'object') return headers;
-  return { ...headers, 'Content-Length': length };
+  return withHeader(headers, 'Content-Length', length, false);
 }
 
 /** Node's own path for send(): writeHead() with Content-Length, then end(). */
 // The call is counted under `reason` once; when the body still goes out
 // through the addon after Node rendered the head, it counts as fast too.
 function sendWithNode(res, statusCode, headers, data, reason) {
-  // Node 18 (w.NODE_RENDERS_HEAD): Node renders every head; that is the
+  // Node 18 (NODE_RENDERS_HEAD): Node renders every head; that is the
   // mode, not a fallback, and end() counts what happens to the body.
-  if (reason !== undefined) w.countFallback(reason);
+  if (reason !== undefined) countFallback(reason);
   res.writeHead(statusCode, withContentLength(res, statusCode, headers, data));
   const own = res.end;
   if (!isNodesEnd(own) && typeof own === 'function') return own.call(res, data);
@@ -84,27 +71,22 @@ function sendWithNode(res, statusCode, headers, data, reason) {
  * send() is what calling the response's own writeHead() and end() does:
  * where they are not Node's (replaced on the instance by on-headers,
  * compression middleware, ...; another kind of response, such as the HTTP/2
- * compatibility API's), they must be called. Returns that reason, or null.
+ * compatibility API's), they must be called. Returns that reason, or null;
+ * undefined on Node 18, where Node renders every head.
  */
 function ownMethods(res) {
-  if (!(res instanceof ServerResponse)) return 'not-http1';
-  if (!isNodesEnd(res.end)) return 'end-replaced';
-  if (res.writeHead !== nodeWriteHead) return 'writehead-replaced';
+  if (NODE_RENDERS_HEAD) return undefined;
+  if (!(res instanceof ServerResponse)) return R.NOT_HTTP1;
+  if (!isNodesEnd(res.end)) return R.END_REPLACED;
+  if (res.writeHead !== nodeWriteHead) return R.WRITEHEAD_REPLACED;
   return null;
 }
 
-/** Body kind of send()'s `data` (no encoding argument: strings are UTF-8). */
-function sendBodyKind(data) {
-  if (data === undefined || data === null || data === '') return w.BODY_NONE;
-  if (typeof data === 'string') return w.BODY_UTF8 | w.HEAD_UTF8;
-  if (data instanceof Uint8Array) return data.byteLength === 0 ? w.BODY_NONE : w.BODY_BYTES;
-  return 'body-type';
-}
-
-function finishSend(res, header, joined, contentLength, data) {
-  const remaining = results[0];
-  w.applyHead(res, header, joined, contentLength);
-  return w.complete(res, res.socket, results[3], remaining, data, undefined);
+/** Whether writeHead() would throw or merge: a head rendered, or setHeader() used. */
+function headStarted(res) {
+  if (res._header) return R.HEAD_RENDERED;
+  if (kOutHeaders !== undefined && res[kOutHeaders] !== null) return R.HEADER_MAP;
+  return null;
 }
 
 /**
@@ -129,57 +111,21 @@ function finishSend(res, header, joined, contentLength, data) {
  * @throws {Error} ERR_HTTP_HEADERS_SENT when the head was already rendered.
  */
 function send(res, statusCode, headers, data) {
-  const own = w.NODE_RENDERS_HEAD ? undefined : ownMethods(res);
+  const own = ownMethods(res);
   if (own !== null) return sendWithNode(res, statusCode, headers, data, own);
-  if (res._header || (kOutHeaders !== undefined && res[kOutHeaders] !== null)) {
-    // writeHead() throws, or merges with setHeader()'s fields: Node's path.
-    return sendWithNode(res, statusCode, headers, data, res._header ? 'head-rendered' : 'header-map');
-  }
+  const started = headStarted(res);
+  if (started !== null) return sendWithNode(res, statusCode, headers, data, started);
   const code = statusCode | 0;
-  if (code < 100 || code > 999) return sendWithNode(res, statusCode, headers, data, 'invalid');
+  if (code < 100 || code > 999) return sendWithNode(res, statusCode, headers, data, R.INVALID);
   const flat = joinHeaders(headers);
-  if (flat === null) return sendWithNode(res, statusCode, headers, data, 'invalid');
+  if (flat === null) return sendWithNode(res, statusCode, headers, data, R.INVALID);
   if (flat.arrays && uniqueHeadersOf(res)) {
-    return sendWithNode(res, statusCode, headers, data, 'unique-headers');
+    return sendWithNode(res, statusCode, headers, data, R.UNIQUE_HEADERS);
   }
   const kind = sendBodyKind(data);
   if (typeof kind === 'string') return sendWithNode(res, statusCode, headers, data, kind);
-  const fd = w.directFd(res);
-  if (typeof fd === 'string') return sendWithNode(res, statusCode, headers, data, fd);
-  const seconds = w.keepAliveSeconds(res);
-  const max = w.maxRequests(res);
-  if (seconds !== seconds || max !== max) {
-    return sendWithNode(res, statusCode, headers, data, 'keep-alive-value');
-  }
-
-  const reason = w.prepareStatus(res, code);
-  if (w.rejectsBody(res) && kind !== w.BODY_NONE) {
-    return sendWithNode(res, statusCode, headers, data, 'body-not-allowed');
-  }
-  const header = w.writeResponse(
-    fd, code, reason + SEP + flat.joined, flat.count,
-    w.stateBits(res) | w.VALIDATE | w.CONTENT_LENGTH_AS_FIELD, seconds, max,
-    data, res._hasBody ? kind : w.BODY_NONE, typeof data === 'string' ? data.length : 0);
-  if (header === undefined) {
-    return sendWithNode(res, statusCode, headers, data,
-                        results[0] === w.INVALID ? 'invalid' : 'head-fields');
-  }
-  return finishSend(res, header, flat.joined, undefined, data);
-}
-
-// template()'s copy of its headers: array values and [name, value] pairs are
-// copied too, so that changing them later changes neither the fast path nor
-// Node's path (which writeHead() takes with this copy). Anything that is not
-// an object (writeHead() reads a string as the reason phrase) stays as it is.
-function copyHeaders(headers) {
-  const copyValue = (value) => (Array.isArray(value) ? value.slice() : value);
-  if (Array.isArray(headers)) {
-    return headers.map((entry) => (Array.isArray(entry) ? entry.map(copyValue) : entry));
-  }
-  if (headers === null || typeof headers !== 'object') return headers;
-  const copy = {};
-  for (const name of Object.keys(headers)) copy[name] = copyValue(headers[name]);
-  return copy;
+  const done = writeDirect(res, FROM_FIELDS, code, flat.joined, flat.count, data, kind, undefined, undefined);
+  return typeof done === 'string' ? sendWithNode(res, statusCode, headers, data, done) : done;
 }
 
 /**
@@ -205,55 +151,44 @@ function template(statusCode, headers) {
   // Node itself judges the arguments, on a response that has no socket.
   throwLikeWriteHead(statusCode, headers);
   const code = statusCode | 0;
+  // A copy, array values and [name, value] pairs included: changing them
+  // later changes neither the fast path nor Node's path (which writeHead()
+  // takes with this copy).
   const snapshot = copyHeaders(headers);
   const flat = joinHeaders(snapshot);
   const reason = STATUS_CODES[code] || 'unknown';
+  // Why every send() of this template is Node's, or null.
+  let alwaysNode = binding === null ? R.NO_ADDON : R.INVALID;
   let prepared;
-  let fieldFlags = 0;
   // `_contentLength` of every response when the template names a
   // Content-Length (else the body length the addon adds).
   let contentLength;
   if (binding !== null && flat !== null) {
     prepared = binding.compileTemplate(code, reason + SEP + flat.joined, flat.count);
-    fieldFlags = results[1];
-    if (prepared !== undefined && (fieldFlags & w.FIELD_FLAG_CONTENT_LENGTH) !== 0) {
-      contentLength = w.contentLengthOf(flat.joined);
+    // Fields that make the fast path step aside every time
+    // (Transfer-Encoding, Trailer, Expect, non-ASCII Content-Disposition):
+    // the addon names them.
+    alwaysNode = STEP_ASIDE_NAMES[results[RESULT_REASON]] || null;
+    if (prepared !== undefined && (results[RESULT_BITS] & RESULT_CONTENT_LENGTH_FIELD) !== 0) {
+      contentLength = contentLengthOf(flat.joined);
     }
   }
-  // Fields that make the fast path step aside every time (Transfer-Encoding,
-  // Trailer, Expect, non-ASCII Content-Disposition): src/head.h.
-  const alwaysNode = prepared === undefined || (fieldFlags & w.FALLBACK_FIELDS) !== 0;
-  const joined = flat === null ? '' : flat.joined;
   const arrays = flat !== null && flat.arrays;
 
   function sendTemplate(res, data) {
-    const own = w.NODE_RENDERS_HEAD ? undefined : ownMethods(res);
+    const own = ownMethods(res);
     if (own !== null) return sendWithNode(res, code, snapshot, data, own);
-    if (alwaysNode || res._header ||
-        (kOutHeaders !== undefined && res[kOutHeaders] !== null) ||
-        (res.statusMessage && res.statusMessage !== reason) ||
-        (arrays && uniqueHeadersOf(res))) {
-      return sendWithNode(res, code, snapshot, data, 'template-node-path');
+    if (alwaysNode !== null) return sendWithNode(res, code, snapshot, data, alwaysNode);
+    const started = headStarted(res);
+    if (started !== null) return sendWithNode(res, code, snapshot, data, started);
+    if (res.statusMessage && res.statusMessage !== reason) {
+      return sendWithNode(res, code, snapshot, data, R.STATUS_MESSAGE);
     }
+    if (arrays && uniqueHeadersOf(res)) return sendWithNode(res, code, snapshot, data, R.UNIQUE_HEADERS);
     const kind = sendBodyKind(data);
     if (typeof kind === 'string') return sendWithNode(res, code, snapshot, data, kind);
-    const fd = w.directFd(res);
-    if (typeof fd === 'string') return sendWithNode(res, code, snapshot, data, fd);
-    const seconds = w.keepAliveSeconds(res);
-    const max = w.maxRequests(res);
-    if (seconds !== seconds || max !== max) {
-      return sendWithNode(res, code, snapshot, data, 'keep-alive-value');
-    }
-    w.prepareStatus(res, code);
-    if (w.rejectsBody(res) && kind !== w.BODY_NONE) {
-      return sendWithNode(res, code, snapshot, data, 'body-not-allowed');
-    }
-    const header = w.writeTemplate(
-      fd, prepared, fieldFlags, w.stateBits(res) | w.CONTENT_LENGTH_AS_FIELD,
-      seconds, max, data, res._hasBody ? kind : w.BODY_NONE,
-      typeof data === 'string' ? data.length : 0);
-    if (header === undefined) return sendWithNode(res, code, snapshot, data, 'head-fields');
-    return finishSend(res, header, joined, contentLength, data);
+    const done = writeDirect(res, FROM_TEMPLATE, code, prepared, 0, data, kind, undefined, contentLength);
+    return typeof done === 'string' ? sendWithNode(res, code, snapshot, data, done) : done;
   }
 
   return Object.freeze({ statusCode: code, send: sendTemplate });
@@ -284,18 +219,8 @@ function json(res, statusCode, value, headers) {
     err.code = 'ERR_INVALID_ARG_VALUE';
     throw err;
   }
-  let merged;
-  if (hasFieldNamed(headers, ['content-type'])) {
-    merged = headers;
-  } else if (Array.isArray(headers)) {
-    merged = headers.length !== 0 && Array.isArray(headers[0]) ?
-      [['Content-Type', JSON_CONTENT_TYPE], ...headers] :
-      ['Content-Type', JSON_CONTENT_TYPE, ...headers];
-  } else if (headers === undefined || headers === null) {
-    merged = ['Content-Type', JSON_CONTENT_TYPE];
-  } else {
-    merged = { 'Content-Type': JSON_CONTENT_TYPE, ...headers };
-  }
+  const merged = hasHeaderNamed(headers, ['content-type']) ?
+    headers : withHeader(headers, 'Content-Type', JSON_CONTENT_TYPE, true);
   return send(res, statusCode, merged, body);
 }
 

@@ -146,6 +146,58 @@ uint32_t MatchField(const uint8_t* name, size_t name_len, const uint8_t* value,
   return 0;
 }
 
+namespace {
+
+// A Content-Length field-value as `+value` reads it in the plain case: 1 to
+// 15 decimal digits. -1 for anything else (lib/ computes `+value` itself).
+int64_t PlainDecimal(const uint8_t* s, size_t n) {
+  if (n == 0 || n > 15) return -1;
+  int64_t v = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] < '0' || s[i] > '9') return -1;
+    v = v * 10 + (s[i] - '0');
+  }
+  return v;
+}
+
+}  // namespace
+
+FieldsResult RenderStatusAndFields(HeadBuffer* head, int status_code,
+                                   const uint8_t* text, size_t text_len,
+                                   uint32_t count, bool validate) {
+  FieldsResult out;
+  if (status_code < 100 || status_code > 999) return out;
+  const uint8_t* p = text;
+  const uint8_t* const end = text + text_len;
+  const auto* reason_end =
+      static_cast<const uint8_t*>(std::memchr(p, 0, end - p));
+  if (reason_end == nullptr || !IsFieldValue(p, reason_end - p)) return out;
+  head->AppendStatusLine(status_code, p, reason_end - p);
+  p = reason_end + 1;
+  for (uint32_t i = 0; i < count; i++) {
+    const auto* name_end =
+        static_cast<const uint8_t*>(std::memchr(p, 0, end - p));
+    if (name_end == nullptr) return out;
+    const auto* value = name_end + 1;
+    const auto* value_end =
+        static_cast<const uint8_t*>(std::memchr(value, 0, end - value));
+    if (value_end == nullptr) return out;
+    const size_t name_len = name_end - p;
+    const size_t value_len = value_end - value;
+    if (validate && (!IsToken(p, name_len) || !IsFieldValue(value, value_len)))
+      return out;
+    const uint32_t f = MatchField(p, name_len, value, value_len);
+    if ((f & kFieldContentLength) != 0)
+      out.content_length = PlainDecimal(value, value_len);
+    out.fields |= f;
+    head->AppendField(p, name_len, value, value_len);
+    p = value_end + 1;
+  }
+  // More NULs than separators: one is the caller's.
+  out.valid = p == end;
+  return out;
+}
+
 void HeadBuffer::Grow(size_t n) {
   size_t capacity = capacity_ < 256 ? 256 : capacity_ * 2;
   while (capacity - size_ < n) capacity *= 2;

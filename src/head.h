@@ -92,10 +92,12 @@ struct HeadResult {
   bool trailer_invalid = false;   // Node throws ERR_HTTP_TRAILER_INVALID
 };
 
-// Bytes of a head under construction. Reused from response to response: the
-// capacity stays, the contents are cleared. Appending is a capacity check
-// and a copy (a head is a few dozen small pieces; std::string's append costs
-// more per piece than the copy does).
+// Bytes of a head under construction (and, in a Writer, of everything the
+// writer copies). Reused from response to response: the capacity stays, the
+// contents are cleared. Appending is a capacity check and a copy (a head is
+// a few dozen small pieces; std::string's append costs more per piece than
+// the copy does). Growing does not zero-fill (a string body may be
+// megabytes).
 class HeadBuffer {
  public:
   void Clear() { size_ = 0; }
@@ -116,6 +118,16 @@ class HeadBuffer {
   void Truncate(size_t n) {
     if (n < size_) size_ = n;
   }
+  // Clear(), and gives a large area back (a megabyte string body passed
+  // through): what a few heads need stays.
+  void Release() {
+    size_ = 0;
+    if (capacity_ > kKeepBytes) {
+      data_.reset();
+      capacity_ = 0;
+    }
+  }
+  char* mutable_data() { return data_.get(); }
 
   // "HTTP/1.1 " status-code SP reason CRLF. `status_code` in 100..999.
   void AppendStatusLine(int status_code, const uint8_t* reason,
@@ -132,6 +144,7 @@ class HeadBuffer {
   void AppendDecimal(uint64_t v);
 
  private:
+  static constexpr size_t kKeepBytes = 1 << 20;
   void Grow(size_t n);
 
   std::unique_ptr<char[]> data_;
@@ -153,6 +166,29 @@ class DateCache {
   int64_t second_ = -1;
   char text_[kLength + 1] = {};
 };
+
+// What the status line and the caller's header fields said.
+struct FieldsResult {
+  bool valid = false;   // everything passed Node's checks
+  uint32_t fields = 0;  // the union of MatchField() over the fields
+  // The value of the last Content-Length field when it is plain decimal (1
+  // to 15 digits, what `+value` reads the same way), else -1.
+  int64_t content_length = -1;
+};
+
+// Appends the status line and `count` header fields to `head`; when the
+// result is not `valid`, part of them may have been appended (the caller
+// truncates back). `text` holds the reason phrase, then each field-name and
+// field-value, every one followed by NUL ("OK\0name\0value\0"): one string
+// crosses from JavaScript instead of 1 + 2 x `count` (lib/headers.js). NUL is
+// valid in none of them (RFC 9110 §5.6.2, §5.5; RFC 9112 §4), so a text that
+// does not split into exactly that many parts holds a NUL of the caller's:
+// invalid, and Node's own path judges it. The reason phrase is always
+// checked (writeHead() checks statusMessage), the fields when `validate`.
+// `status_code` outside 100..999 is invalid.
+FieldsResult RenderStatusAndFields(HeadBuffer* head, int status_code,
+                                   const uint8_t* text, size_t text_len,
+                                   uint32_t count, bool validate);
 
 // Appends what `_storeHeader()` appends after the caller's fields (Date,
 // Connection, Keep-Alive, Content-Length) and the final CRLF; `fields` is the

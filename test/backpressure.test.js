@@ -17,7 +17,7 @@ const crypto = require('node:crypto');
 const { test } = require('node:test');
 
 const fastResponse = require('..');
-const { results } = require('../lib/write');
+const { results, layout } = require('../lib/binding');
 const {
   ResponseParser,
   withTimeout,
@@ -138,8 +138,8 @@ async function bigTransfer(method, body) {
     const s0 = fastResponse.stats();
     method(res, body, (err) => seen.callbacks.push(err === null || err === undefined ? null : err.code));
     const s1 = fastResponse.stats();
-    seen.written = results[3];
-    seen.remaining = results[0];
+    seen.written = results[layout.RESULT_WRITTEN];
+    seen.remaining = results[layout.RESULT_REMAINING];
     seen.afterCall = arrayBuffers();
     seen.statsDelta = {
       fast: s1.fast - s0.fast,
@@ -400,7 +400,7 @@ async function fullSocketRun(respond, method) {
     const s0 = fastResponse.stats();
     respond(res, (err) => seen.callbacks.push(err === null || err === undefined ? null : err.code));
     const s1 = fastResponse.stats();
-    seen.written = results[3];
+    seen.written = results[layout.RESULT_WRITTEN];
     seen.statsDelta = {
       fast: s1.fast - s0.fast,
       partial: s1.partial - s0.partial,

@@ -479,7 +479,7 @@ describe('header fields', () => {
         res.destroy();
       },
       allowEmpty: true,
-      ...byHeadRenderer({ addon: { fast: 0, fallback: { 'head-fields': 1 } }, node: { fast: 0, fallback: {} } }),
+      ...byHeadRenderer({ addon: { fast: 0, fallback: { 'field-content-disposition': 1 } }, node: { fast: 0, fallback: {} } }),
     }).then(({ fast }) => {
       assert.equal(fast.rec.calls.find((c) => c.threw).threw.code, 'ERR_INVALID_ARG_TYPE');
     }));
@@ -492,14 +492,14 @@ describe('header fields', () => {
         ctx.api.end(res, BODY);
         ctx.record('elements are Buffers', res.getHeader('Content-Disposition').map((v) => Buffer.isBuffer(v)));
       },
-      ...headRuleFallback('head-fields'),
+      ...headRuleFallback('field-content-disposition'),
     }));
 
   test('Content-Disposition with non-ASCII bytes: falls back (Node re-encodes it), equal bytes', () =>
     differential({
       request: get(),
       handler: ending((res) => res.setHeader('Content-Disposition', 'attachment; filename="\u00e9t\u00e9.txt"'), BODY),
-      ...headRuleFallback('head-fields'),
+      ...headRuleFallback('field-content-disposition'),
     }));
 
   test('writeHead with an object including Content-Length', () =>
@@ -675,7 +675,7 @@ describe('header fields', () => {
     differential({
       request: get(),
       handler: ending((res) => res.removeHeader('Content-Length'), BODY),
-      ...headRuleFallback('head-fields'),
+      ...headRuleFallback('chunked-body'),
     }));
 
   test('removeHeader of Content-Length and Transfer-Encoding: close-delimited body', () =>
@@ -985,7 +985,7 @@ describe('fallbacks', () => {
     differential({
       request: get(),
       handler: ending((res) => res.setHeader('Transfer-Encoding', 'chunked'), BODY),
-      ...headRuleFallback('head-fields'),
+      ...headRuleFallback('field-transfer-encoding'),
     }));
 
   test('addTrailers with a Trailer field: falls back, equal bytes', () =>
@@ -996,10 +996,10 @@ describe('fallbacks', () => {
         res.addTrailers({ 'X-Checksum': 'abc123' });
       }, BODY),
       // Where Node renders every head, it renders this chunked one; the
-      // trailers keep the body Node's (counted as 'no-head' by end()).
+      // trailers keep the body Node's (counted as 'chunked' by end()).
       ...byHeadRenderer({
-        addon: { fast: 0, fallback: { 'head-fields': 1 } },
-        node: { fast: 0, fallback: { 'no-head': 1 } },
+        addon: { fast: 0, fallback: { 'field-trailer': 1 } },
+        node: { fast: 0, fallback: { 'chunked': 1 } },
       }),
     }));
 
@@ -1098,8 +1098,8 @@ describe('harness self-checks', () => {
     assert.equal(parseResponses(Buffer.from(text, 'latin1'), methods).responses.length, 3);
   });
 
-  test('lib/write.js lets Node render every head exactly where Node\'s head rules are not src/head.cc\'s', () => {
-    assert.equal(require('../lib/write').NODE_RENDERS_HEAD, nodeRules.NODE_RENDERS_HEAD);
+  test('lib/node-internals.js lets Node render every head exactly where Node\'s head rules are not src/head.cc\'s', () => {
+    assert.equal(require('../lib/node-internals').NODE_RENDERS_HEAD, nodeRules.NODE_RENDERS_HEAD);
   });
 
   test('a sanity check of the fast bytes themselves', async () => {

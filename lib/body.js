@@ -1,0 +1,71 @@
+'use strict';
+
+// What kind of body a call has, as the addon takes it (src/layout.h
+// BodyKind, kHeadUtf8), or why the call is Node's.
+
+const { layout } = require('./binding');
+const { R } = require('./reasons');
+
+const { BODY_NONE, BODY_UTF8, BODY_LATIN1, BODY_BYTES, HEAD_UTF8 } = layout;
+
+/**
+ * Classifies end()'s `chunk` and `encoding`. Returns the body kind (with
+ * HEAD_UTF8 where Node sends `_header + chunk` as one UTF-8 string), -1
+ * when the encoding is one this package converts first (toBytes()), or a
+ * fallback reason.
+ *
+ * @returns {number|string}
+ */
+function bodyKind(chunk, encoding) {
+  if (typeof chunk === 'string') {
+    if (chunk.length === 0) return R.EMPTY_BODY;
+    // lib/_http_outgoing.js _send(): `encoding === 'utf8' || !encoding`
+    // concatenates the head to the body, so the head is UTF-8 encoded too.
+    if (!encoding || encoding === 'utf8') return BODY_UTF8 | HEAD_UTF8;
+    if (encoding === 'latin1' || encoding === 'binary' || encoding === 'ascii') {
+      return BODY_LATIN1;
+    }
+    if (typeof encoding === 'string') {
+      const lower = encoding.toLowerCase();
+      if (lower === 'utf8' || lower === 'utf-8') return BODY_UTF8;
+      if (lower === 'latin1' || lower === 'binary' || lower === 'ascii') {
+        return BODY_LATIN1;
+      }
+      if (Buffer.isEncoding(encoding)) return -1;
+    }
+    return R.ENCODING;
+  }
+  // An empty (or detached) buffer is Node's: it writes no body, or throws.
+  if (chunk instanceof Uint8Array) return chunk.byteLength === 0 ? R.EMPTY_BODY : BODY_BYTES;
+  return chunk ? R.BODY_TYPE : R.NO_BODY;
+}
+
+/**
+ * The body kind of send()'s `data` (no encoding argument: strings are
+ * UTF-8; nothing, '' and an empty Buffer are no body), or a fallback reason.
+ *
+ * @returns {number|string}
+ */
+function sendBodyKind(data) {
+  if (data === undefined || data === null || data === '') return BODY_NONE;
+  if (typeof data === 'string') return BODY_UTF8 | HEAD_UTF8;
+  if (data instanceof Uint8Array) return data.byteLength === 0 ? BODY_NONE : BODY_BYTES;
+  return R.BODY_TYPE;
+}
+
+/**
+ * A string in an encoding the addon does not write itself (hex, base64, ...)
+ * as bytes, or null when Node's Content-Length for it (Buffer.byteLength)
+ * would not match the bytes Node writes: that case is left to Node.
+ */
+function toBytes(chunk, encoding) {
+  const bytes = Buffer.from(chunk, encoding);
+  return bytes.length === Buffer.byteLength(chunk, encoding) ? bytes : null;
+}
+
+/** A string body's length in UTF-16 code units (the addon's room for it), else 0. */
+function bodyUnits(body) {
+  return typeof body === 'string' ? body.length : 0;
+}
+
+module.exports = { bodyKind, sendBodyKind, toBytes, bodyUnits };

@@ -1,0 +1,160 @@
+'use strict';
+
+// After the native write: the response is finished the way Node's own end()
+// finishes it, and whatever the kernel did not take goes to socket.write().
+
+const { binding, layout, results } = require('./binding');
+const { splitJoined } = require('./headers');
+const { nodeEnd, CONTENT_LENGTH_AS_NUMBER } = require('./node-internals');
+const { countFast, countPartial } = require('./stats');
+
+const {
+  RESULT_BITS, RESULT_CONTENT_LENGTH,
+  RESULT_LAST, RESULT_CHUNKED, RESULT_SHOULD_KEEP_ALIVE,
+  RESULT_CONNECTION_FIELD, RESULT_KEEP_ALIVE_FIELD, RESULT_CONTENT_LENGTH_FIELD,
+} = layout;
+
+/**
+ * Applies what the addon's head rendering decided to the response, as
+ * writeHead() and _storeHeader() would have (results[RESULT_BITS]).
+ * `joined`: the caller's fields as the addon got them (lib/headers.js);
+ * `contentLength`, when given, is `_contentLength` for a head with a
+ * Content-Length field (template(): known when it was made).
+ */
+function applyHead(res, header, joined, contentLength) {
+  const r = results[RESULT_BITS];
+  res._header = header;
+  res._last = (r & RESULT_LAST) !== 0;
+  res.chunkedEncoding = (r & RESULT_CHUNKED) !== 0;
+  res.shouldKeepAlive = (r & RESULT_SHOULD_KEEP_ALIVE) !== 0;
+  if ((r & RESULT_CONNECTION_FIELD) !== 0) res._removedConnection = false;
+  if ((r & RESULT_KEEP_ALIVE_FIELD) !== 0) res._defaultKeepAlive = false;
+  if ((r & RESULT_CONTENT_LENGTH_FIELD) !== 0) {
+    res._removedContLen = false;
+    res._contentLength = contentLength !== undefined && contentLength !== null ?
+      contentLength : contentLengthOf(joined);
+  }
+}
+
+/**
+ * `_contentLength` after a head with a Content-Length field:
+ * results[RESULT_CONTENT_LENGTH] holds the last such field's value when it
+ * is plain decimal digits (or the body length, when send() added the
+ * field); anything else (' 12', '0x10', '') is `+value` of the last field in
+ * `joined` (Node 18: the value as given).
+ */
+function contentLengthOf(joined) {
+  const simple = results[RESULT_CONTENT_LENGTH];
+  if (simple >= 0 && CONTENT_LENGTH_AS_NUMBER) return simple;
+  const fields = splitJoined(joined);
+  let value = null;
+  for (let i = 0; i < fields.length; i += 2) {
+    const name = fields[i];
+    if (name.length === 14 && name.toLowerCase() === 'content-length') {
+      value = CONTENT_LENGTH_AS_NUMBER ? +fields[i + 1] : fields[i + 1];
+    }
+  }
+  return value === null ? simple : value;
+}
+
+const kFastBytes = Symbol('fastResponse.bytesWritten');
+
+// socket.bytesWritten counts what libuv wrote. Bytes written here are added
+// by shadowing the handle's `bytesWritten`, once per connection.
+function countBytes(handle, n) {
+  if (handle[kFastBytes] === undefined) {
+    let proto = Object.getPrototypeOf(handle);
+    let descriptor;
+    while (proto !== null && descriptor === undefined) {
+      descriptor = Object.getOwnPropertyDescriptor(proto, 'bytesWritten');
+      proto = Object.getPrototypeOf(proto);
+    }
+    handle[kFastBytes] = 0;
+    if (descriptor !== undefined && typeof descriptor.get === 'function') {
+      const get = descriptor.get;
+      Object.defineProperty(handle, 'bytesWritten', {
+        __proto__: null,
+        configurable: true,
+        enumerable: descriptor.enumerable,
+        get() {
+          return get.call(this) + this[kFastBytes];
+        },
+      });
+    }
+  }
+  handle[kFastBytes] += n;
+}
+
+/**
+ * The bytes are out (or handed over): finish the response the way Node's own
+ * end() does, by letting Node's end() run with the head marked as sent. It
+ * then emits 'prefinish' now and 'finish' after the socket has taken the
+ * last byte, and the server's own 'finish' listener moves on to keep-alive,
+ * the next pipelined response or closing the connection.
+ *
+ * `remaining` bytes (a full socket buffer, EAGAIN, or an error that libuv is
+ * left to meet and report) go to socket.write(), where Node's backpressure
+ * and error handling take them. `written`: the bytes writev(2) took, or
+ * -errno of its failure. Returns what Node's end() returns (`res`).
+ */
+function complete(res, written, remaining, chunk, callback) {
+  const socket = res.socket;
+  res._headerSent = true;
+  if (remaining !== 0) {
+    countPartial();
+    // Corked, as in Node's own end(): the rest and end()'s own final write
+    // go out together when end() uncorks, and an error reaches all of them
+    // (and 'prefinish', 'finish') the way it does in Node.
+    socket.cork();
+    if (written < 0) failNextWrite(socket._handle, written);
+    handOver(socket, chunk);
+  } else {
+    countFast();
+  }
+  if (written !== 0) {
+    // A failed write counts its bytes too, as libuv's bytesWritten does.
+    countBytes(socket._handle, written > 0 ? written : remaining);
+    socket._unrefTimer();
+  }
+  if (!res.chunkedEncoding) return nodeEnd.call(res, null, null, callback);
+  // The last chunk went out with the body: end() must not write it again.
+  res.chunkedEncoding = false;
+  try {
+    return nodeEnd.call(res, null, null, callback);
+  } finally {
+    res.chunkedEncoding = true;
+  }
+}
+
+const kHandleWrites = ['writev', 'writeBuffer', 'writeAsciiString',
+                       'writeLatin1String', 'writeUtf8String', 'writeUcs2String'];
+
+// writev(2) failed with `errno` (results[RESULT_WRITTEN] < 0). The socket
+// may report that error only once (ECONNRESET; the next write sees EPIPE):
+// the handle's next write fails with it without a syscall, and Node's
+// stream code reports it as it reports a failed write
+// (ErrnoException(errno, 'write')).
+function failNextWrite(handle, errno) {
+  const fail = () => {
+    for (const name of kHandleWrites) delete handle[name];
+    return errno;
+  };
+  for (const name of kHandleWrites) handle[name] = fail;
+}
+
+// What the addon could not write, in order, to socket.write(): copies of its
+// own bytes, and the unwritten end of a Buffer body as a view, not a copy.
+function handOver(socket, chunk) {
+  const parts = binding.pending();
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i];
+    if (typeof part !== 'number') {
+      socket.write(part);
+    } else {
+      const length = chunk.byteLength;
+      socket.write(part === length ? chunk : chunk.subarray(length - part));
+    }
+  }
+}
+
+module.exports = { applyHead, contentLengthOf, complete };

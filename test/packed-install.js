@@ -149,7 +149,7 @@ before(() => {
   const unpacked = path.join(tmp, 'unpacked');
   fs.mkdirSync(unpacked);
   assert.equal(run('tar', ['xzf', withPrebuild, '-C', unpacked]).status, 0);
-  fs.rmSync(path.join(unpacked, 'package', 'prebuilds'), { recursive: true });
+  fs.rmSync(path.join(unpacked, 'package', 'prebuilds'), { recursive: true, force: true });
   withoutPrebuild = path.join(tmp, `${pkg.name}-${pkg.version}-no-prebuild.tgz`);
   assert.equal(run('tar', ['czf', withoutPrebuild, '-C', unpacked, 'package']).status, 0);
 

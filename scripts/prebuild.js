@@ -1,10 +1,11 @@
 'use strict';
 
 // `npm run prebuild`: the prebuilt addon for this platform,
-// prebuilds/<platform>-<arch>/fast-response.<libc>.node, with prebuildify:
+// prebuilds/<platform>-<arch>/fast-response[.<libc>].node, with prebuildify:
 // one Node-API build (binding.gyp sets NAPI_VERSION=8) that every Node from
-// 18 on loads, stripped, and tagged with its C library so that node-gyp-build
-// never hands a glibc build to a musl Node (or the reverse). `npm pack` and
+// 18 on loads, stripped, and on Linux tagged with its C library
+// (fast-response.glibc.node) so that node-gyp-build never hands a glibc
+// build to a musl Node (or the reverse). `npm pack` and
 // `npm publish` run it first (the `prepack` script), so a tarball always
 // carries a prebuild of the very sources it ships.
 //
@@ -88,7 +89,8 @@ function main() {
     // (prebuildify's default is the newest Node it knows of).
     targets: [`node@${process.versions.node}`],
     strip: true,
-    tagLibc: true,
+    // On Linux, glibc or musl in the name (elsewhere there is one C library).
+    tagLibc: platform === 'linux',
   }, (err) => {
     cleanup();
     if (err) {

@@ -37,6 +37,9 @@ const root = path.join(__dirname, '..');
 const pkg = require('../package.json');
 const lock = require('../package-lock.json');
 const tuple = `${process.platform}-${process.arch}`;
+// scripts/prebuild.js names the C library on Linux, as node-gyp-build tells it.
+const libc = fs.existsSync('/etc/alpine-release') ? 'musl' : 'glibc';
+const prebuildName = process.platform === 'linux' ? `${pkg.name}.${libc}.node` : `${pkg.name}.node`;
 const STEP_TIMEOUT = 180000;
 const MAJORS = [18, 20, 22, 24, 26];
 
@@ -164,11 +167,11 @@ describe('npm pack', () => {
   test('builds the prebuild and ships it with the install script; no build/', () => {
     assert.match(packOutput, /> fast-response@[^ ]+ prepack/);
     const prebuilt = fs.readdirSync(path.join(root, 'prebuilds', tuple));
-    assert.deepEqual(prebuilt, [`${pkg.name}.glibc.node`]);
+    assert.deepEqual(prebuilt, [prebuildName]);
     assert.ok(fs.statSync(path.join(root, 'prebuilds', tuple, prebuilt[0])).mtimeMs >= started - 2000,
               'the prebuild was made by this npm pack');
     const files = run('tar', ['tzf', withPrebuild]).output.split('\n').filter(Boolean);
-    assert.ok(files.includes(`package/prebuilds/${tuple}/${pkg.name}.glibc.node`), files.join('\n'));
+    assert.ok(files.includes(`package/prebuilds/${tuple}/${prebuildName}`), files.join('\n'));
     assert.ok(files.includes('package/scripts/install.js'));
     assert.ok(files.includes('package/binding.gyp'), 'the sources, to compile where no prebuild fits');
     assert.deepEqual(files.filter((f) => /^package\/build\//.test(f)), []);
@@ -194,7 +197,7 @@ describe('installed with its prebuild', () => {
   test('npm ci succeeds and compiles nothing: no build/ directory', () => {
     assert.equal(install.status, 0, install.output);
     const installed = path.join(app, 'node_modules', pkg.name);
-    assert.ok(fs.existsSync(path.join(installed, 'prebuilds', tuple, `${pkg.name}.glibc.node`)));
+    assert.ok(fs.existsSync(path.join(installed, 'prebuilds', tuple, prebuildName)));
     assert.equal(fs.existsSync(path.join(installed, 'build')), false, install.output);
     assert.doesNotMatch(install.output, /gyp info spawn make|could not be built/);
   });
@@ -209,7 +212,7 @@ describe('installed with its prebuild', () => {
       assert.equal(out.version.split('.')[0], `v${major}`);
       assert.equal(out.loadError, null);
       assert.equal(out.native, true);
-      assert.equal(out.addon, path.join(app, 'node_modules', pkg.name, 'prebuilds', tuple, `${pkg.name}.glibc.node`));
+      assert.equal(out.addon, path.join(app, 'node_modules', pkg.name, 'prebuilds', tuple, prebuildName));
       assertSameBytes(out);
       assert.deepEqual(out.stats, { fast: 1, partial: 0, fallback: 0, reasons: {} });
     });
@@ -238,7 +241,8 @@ describe('installed without a prebuild, nothing to compile with', () => {
     const out = check(app, env);
     assert.equal(out.native, false);
     assert.equal(out.addon, null);
-    assert.match(out.loadError, /^No native build was found for platform=linux arch=x64 runtime=node /);
+    assert.match(out.loadError,
+                 new RegExp(`^No native build was found for platform=${process.platform} arch=${process.arch} runtime=node `));
     assert.match(out.loadError, new RegExp(`loaded from: ${path.join(app, 'node_modules', pkg.name)}`));
     assertSameBytes(out);
     assert.deepEqual(out.stats, { fast: 0, partial: 0, fallback: 1, reasons: { 'no-addon': 1 } });

@@ -175,6 +175,21 @@ TEST_F(WriterTest, AdjacentCopiedRangesAreOnePart) {
   EXPECT_EQ(ReadAvailable(), "01ext23564567");
 }
 
+TEST_F(WriterTest, QueuedRangesSurviveTheCorkGrowing) {
+  // Copied parts are ranges of the cork buffer, not pointers into it: the
+  // chunk framing appended after the body may move the whole buffer.
+  Writer w;
+  const std::string head = "HTTP/1.1 200 OK\r\n\r\n";
+  w.SendCopied(Copy(&w, head), head.size());
+  const uint8_t* before = w.cork().data();
+  const std::string body(100000, 'x');
+  w.SendCopied(Copy(&w, body), body.size());
+  ASSERT_NE(w.cork().data(), before) << "the test's premise: a reallocation";
+  EXPECT_EQ(PendingShape(w), "c:" + std::to_string(head.size() + body.size()));
+  EXPECT_EQ(w.pending(0).data, w.cork().data());
+  EXPECT_TRUE(PendingBytes(w) == head + body);
+}
+
 TEST_F(WriterTest, HeadRenderedAfterItsBodyGoesFirst) {
   // src/addon.cc copies a string body into the cork buffer first (its
   // length decides Content-Length), then renders the head after it.

@@ -1,14 +1,17 @@
-// Google Benchmark microbenchmarks of src/head: nanoseconds per rendered
-// response head and bytes/s, with 2, 8 and 32 header fields, string or
-// number values, with or without validation. A head is rendered the way
-// src/addon.cc does it (AppendStatusAndFields, then FinishHead): the status
-// line and reason phrase (always checked, as writeHead()), each field's name
-// and value appended, checked with IsToken/IsFieldValue when validating,
-// MatchField() over each, then Date, Connection, Keep-Alive and
-// Content-Length from FinishHead(). Number values are written with
-// AppendDecimal(), what a native path for numbers would do (lib/ turns
-// numbers into strings today).
+// Google Benchmark microbenchmarks of the addon's head pipeline, the
+// functions src/addon.cc calls: nanoseconds per rendered response head and
+// bytes/s, with 2, 8 and 32 header fields, string or number values, with or
+// without validation. A head is rendered as writeResponse() renders it:
+// RenderStatusAndFields() over the NUL-joined text lib/headers.js sends
+// ("reason\0name\0value\0..."; a number value is its decimal string there,
+// as lib/ joins it), then FinishResponseHead() (Date, Connection,
+// Keep-Alive, Content-Length). BM_WriterRound adds the rest of a
+// writeResponse(): a string body copied into the Writer's cork buffer, the
+// head rendered after it, both queued (SendCopied) and sent with one
+// writev(2) to /dev/null (Flush).
 #include <benchmark/benchmark.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <string>
@@ -16,6 +19,9 @@
 #include <vector>
 
 #include "head.h"
+#include "layout.h"
+#include "message.h"
+#include "writer.h"
 
 namespace fast_response {
 namespace {
@@ -60,66 +66,58 @@ std::vector<Field> MakeFields(int count) {
   return fields;
 }
 
+// The text lib/headers.js joins: "OK\0name\0value\0...".
+std::string JoinedText(const std::vector<Field>& fields, bool numbers) {
+  std::string text = std::string("OK") + '\0';
+  for (const Field& f : fields) {
+    text += f.name + '\0';
+    text += (numbers ? std::to_string(f.number) : f.value) + '\0';
+  }
+  return text;
+}
+
 const uint8_t* Bytes(const std::string& s) {
   return reinterpret_cast<const uint8_t*>(s.data());
 }
 
-// Returns the head's size in bytes, or 0 when a field fails validation.
-size_t RenderHead(HeadBuffer* head, DateCache* date,
-                  const std::vector<Field>& fields, bool numbers,
-                  bool validate) {
-  static const char kReason[] = "OK";
-  head->Clear();
-  if (!IsFieldValue(reinterpret_cast<const uint8_t*>(kReason),
-                    sizeof(kReason) - 1))
-    return 0;
-  head->AppendStatusLine(200, reinterpret_cast<const uint8_t*>(kReason),
-                         sizeof(kReason) - 1);
-  uint32_t flags = 0;
-  for (const Field& f : fields) {
-    const size_t name_at = head->size();
-    head->AppendRaw(Bytes(f.name), f.name.size());
-    head->AppendRaw(": ");
-    const size_t value_at = head->size();
-    if (numbers) {
-      head->AppendDecimal(f.number);
-    } else {
-      head->AppendRaw(Bytes(f.value), f.value.size());
-    }
-    const size_t value_len = head->size() - value_at;
-    const uint8_t* base = head->data();
-    if (validate && (!IsToken(base + name_at, f.name.size()) ||
-                     !IsFieldValue(base + value_at, value_len))) {
-      return 0;
-    }
-    flags |=
-        MatchField(base + name_at, f.name.size(), base + value_at, value_len);
-    head->AppendRaw("\r\n");
-  }
-  MessageState state;
-  state.keep_alive_timeout_set = true;  // Node's default keepAliveTimeout
-  state.keep_alive_timeout_s = 5;
-  state.content_length = 64;
-  FinishHead(head, flags, state, date);
-  return head->size();
+// Node's default server: keep-alive, keepAliveTimeout 5 s, a body, Date.
+constexpr uint32_t kStateBits = layout::kSendDate | layout::kShouldKeepAlive |
+                                layout::kUseChunkedByDefault |
+                                layout::kHasBody | layout::kKeepAliveTimeoutSet;
+
+// Renders the head after what `head` holds; returns its size in bytes, or
+// 0 when the fields fail validation or the head steps aside.
+size_t RenderHead(HeadBuffer* head, DateCache* date, const std::string& text,
+                  uint32_t count, bool validate, uint64_t body_length) {
+  const size_t start = head->size();
+  const FieldsResult f = RenderStatusAndFields(head, 200, Bytes(text),
+                                               text.size(), count, validate);
+  if (!f.valid) return 0;
+  const ResponseHead r =
+      FinishResponseHead(head, f.fields, StateFromBits(kStateBits, 5, 0), false,
+                         body_length, date);
+  if (r.step_aside != layout::kStepAsideNone) return 0;
+  return head->size() - start;
 }
 
 // Args: fields, numbers (0: string values, 1: number values), validate.
 void BM_RenderHead(benchmark::State& state) {
   const std::vector<Field> fields =
       MakeFields(static_cast<int>(state.range(0)));
-  const bool numbers = state.range(1) != 0;
+  const std::string text = JoinedText(fields, state.range(1) != 0);
+  const uint32_t count = static_cast<uint32_t>(fields.size());
   const bool validate = state.range(2) != 0;
   HeadBuffer head;
   DateCache date;
   size_t size = 0;
   for (auto _ : state) {
-    size = RenderHead(&head, &date, fields, numbers, validate);
+    head.Clear();
+    size = RenderHead(&head, &date, text, count, validate, 64);
     benchmark::DoNotOptimize(head.bytes().data());
     benchmark::ClobberMemory();
   }
   if (size == 0) {
-    state.SkipWithError("a field failed validation");
+    state.SkipWithError("the head failed validation or stepped aside");
     return;
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
@@ -129,6 +127,52 @@ void BM_RenderHead(benchmark::State& state) {
 BENCHMARK(BM_RenderHead)
     ->ArgNames({"fields", "number", "validate"})
     ->ArgsProduct({{2, 8, 32}, {0, 1}, {0, 1}});
+
+// A whole writeResponse() round without Node-API: Clear(), the string body
+// copied into the cork buffer, the head rendered after it, head and body
+// queued, one writev(2) to /dev/null. Args: fields, validate.
+void BM_WriterRound(benchmark::State& state) {
+  const int fd = open("/dev/null", O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    state.SkipWithError("cannot open /dev/null");
+    return;
+  }
+  const std::vector<Field> fields =
+      MakeFields(static_cast<int>(state.range(0)));
+  const std::string text = JoinedText(fields, false);
+  const uint32_t count = static_cast<uint32_t>(fields.size());
+  const bool validate = state.range(1) != 0;
+  const std::string body =
+      "{\"id\":42,\"name\":\"fast-response\",\"tags\":[\"http\",\"writev\"]}";
+  Writer writer;
+  DateCache date;
+  size_t sent = 0;
+  bool failed = false;
+  for (auto _ : state) {
+    writer.Clear();
+    HeadBuffer& cork = writer.cork();
+    cork.AppendRaw(body);
+    const size_t head_at = cork.size();
+    const size_t head_size =
+        RenderHead(&cork, &date, text, count, validate, body.size());
+    writer.SendCopied(head_at, head_size);
+    writer.SendCopied(0, body.size());
+    const Writer::FlushResult r = writer.Flush(fd);
+    failed = failed || head_size == 0 || r.error != 0 || r.written != r.total;
+    sent = r.written;
+  }
+  close(fd);
+  if (failed) {
+    state.SkipWithError("a round failed");
+    return;
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(sent));
+  state.counters["bytes_sent"] = static_cast<double>(sent);
+}
+BENCHMARK(BM_WriterRound)
+    ->ArgNames({"fields", "validate"})
+    ->ArgsProduct({{2, 8, 32}, {0, 1}});
 
 // The checks alone, on one typical field-value and field-name.
 void BM_IsFieldValue(benchmark::State& state) {

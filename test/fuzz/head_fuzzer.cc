@@ -1,30 +1,50 @@
-// libFuzzer target for src/head: arbitrary bytes become a status code, a
-// reason phrase, header fields and the response state; they go through the
-// checks the addon makes (src/addon.cc AppendStatusAndFields()), and what
-// passes is rendered with HeadBuffer + FinishHead() and read back with a
-// strict HTTP/1.1 response parser, Node's parser before llhttp
-// (libhttp-parser-dev, -lhttp_parser). Properties:
+// libFuzzer target for the addon's head pipeline, the functions
+// src/addon.cc calls for writeResponse(): arbitrary bytes become a status
+// code, a reason phrase, header fields, layout::StateBit bits and a body
+// length; the reason and fields are joined into the NUL-separated text lib/
+// sends ("reason\0name\0value\0..."), rendered with RenderStatusAndFields()
+// (validate=true), the state comes from StateFromBits() (with kHasBody
+// cleared for 1xx/204/304 as writeHead() does), FinishResponseHead()
+// completes the head (Content-Length as a field when kContentLengthAsField)
+// and a Writer queues head and body as the addon does. What goes out is
+// read back with a strict HTTP/1.1 response parser, Node's parser before
+// llhttp (libhttp-parser-dev, -lhttp_parser). Properties:
 //
 //  1. Accepted exactly when Node accepts: status 100..999, the reason and
 //     every field-value without a byte of Node's headerCharRegex
-//     /[^\t\x20-\x7e\x80-\xff]/, every field-name a tokenRegExp token.
+//     /[^\t\x20-\x7e\x80-\xff]/ (NUL included: a NUL of the caller's also
+//     splits the text into a part too many), every field-name a tokenRegExp
+//     token. validate=false accepts exactly the texts that split right with
+//     a valid status and reason, and renders the same bytes.
 //  2. MatchField() records what Node's matchHeader() would (a std::regex of
-//     Node's own RE_CONN_CLOSE / chunkExpression is the oracle).
-//  3. FinishHead() appends what _storeHeader() appends and decides the same
-//     `_last`, `chunkedEncoding`, `shouldKeepAlive` and
-//     ERR_HTTP_TRAILER_INVALID, compared with StoreHeader() below, a line by
-//     line transliteration of Node's JavaScript.
-//  4. The parser reads back the same status, reason and fields, in order,
+//     Node's own RE_CONN_CLOSE / chunkExpression is the oracle); the
+//     FieldsResult is their union, and its content_length the last
+//     Content-Length field's value when it is 1 to 15 plain digits.
+//  3. The step-aside reason is what the transliteration implies: a
+//     Transfer-Encoding, Expect, Trailer or non-ASCII Content-Disposition
+//     field (first in that order), else chunked framing with a body.
+//  4. A head that does not step aside (and one stepping aside for chunked
+//     framing, which Node then renders) is byte for byte what
+//     StoreHeader() below, a line by line transliteration of Node's
+//     _storeHeader(), renders; ResultBits agree with its `_last`,
+//     `chunkedEncoding`, `shouldKeepAlive` and with the fields given.
+//  5. The Writer's parts are the head (UTF-8 encoded by AppendLatin1AsUtf8()
+//     when the body is a UTF-8 string, checked against a reference) and the
+//     body, in that order, though the body was copied first.
+//  6. The parser reads back the same status, reason and fields, in order,
 //     and the head ends exactly where the rendered bytes end; the body is
-//     then framed as the head says (Content-Length, chunked, until close, or
-//     none) and the message completes exactly at its end: the fields cannot
-//     split the response.
+//     then framed as the head says (Content-Length of the body's length,
+//     chunked with AppendChunkSizeLine() and kChunkEnd as writeRendered()
+//     frames it, until close, or none) and the message completes exactly at
+//     its end: the fields cannot split the response.
 //
-// Input layout (FuzzedDataProvider): integers from the end (status, state
-// bits, keep-alive seconds, max requests, content length), strings from the
-// front: reason, then name/value pairs until the data runs out. A string
-// ends at a backslash followed by any byte but a backslash ("\\" is one
-// backslash), so a seed like `OK\ Content-Type\ text/plain\ ` is readable.
+// Input layout (FuzzedDataProvider): integers from the end (status, bits,
+// keep-alive seconds, max requests, body length), strings from the front:
+// reason, then name/value pairs until the data runs out. A string ends at a
+// backslash followed by any byte but a backslash ("\\" is one backslash),
+// so a seed like `OK\ Content-Type\ text/plain\ ` is readable. The low bits
+// of `bits` are layout::StateBit; the fuzzer's own options are above them
+// (kFuzz* below). test/fuzz/make-corpus.js writes seeds in this layout.
 #include <fuzzer/FuzzedDataProvider.h>
 #include <http_parser.h>
 
@@ -33,19 +53,43 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <iterator>
 #include <regex>
 #include <string>
 #include <vector>
 
 #include "head.h"
+#include "layout.h"
+#include "message.h"
+#include "writer.h"
 
-using fast_response::DateCache;
-using fast_response::FinishHead;
-using fast_response::HeadBuffer;
-using fast_response::HeadResult;
-using fast_response::MessageState;
+namespace fr = fast_response;
+namespace layout = fast_response::layout;
 
 namespace {
+
+// The fuzzer's options, above every layout::StateBit.
+constexpr uint32_t kFuzzLargeBody = 1u << 12;   // body length up to 2^53 - 1
+constexpr uint32_t kFuzzHeadUtf8 = 1u << 13;    // a UTF-8 string body
+constexpr uint32_t kFuzzBufferBody = 1u << 14;  // a Buffer body (external)
+
+constexpr uint32_t AllStateBits() {
+  uint32_t all = 0;
+  for (const uint32_t b : layout::check::kStateBits) all |= b;
+  return all;
+}
+static_assert((AllStateBits() &
+               (kFuzzLargeBody | kFuzzHeadUtf8 | kFuzzBufferBody)) == 0,
+              "the fuzzer's options collide with layout::StateBit");
+static_assert(AllStateBits() < kFuzzLargeBody,
+              "a layout::StateBit above 1 << 11: move the kFuzz* bits (and "
+              "test/fuzz/make-corpus.js)");
+
+// The body lengths that can cross from JavaScript: at most
+// Number.MAX_SAFE_INTEGER.
+constexpr uint64_t kMaxSafeInteger = (uint64_t{1} << 53) - 1;
+// Bodies up to this length are made and sent; longer ones only framed.
+constexpr uint64_t kMaxMadeBody = 4096;
 
 // The head under test, printed when a check fails.
 const std::string* g_head = nullptr;
@@ -126,26 +170,78 @@ bool NodeWord(const std::string& value, const char* word) {
 
 // What matchHeader() (and processHeader() for content-disposition) records.
 uint32_t NodeMatch(const Field& f) {
-  using namespace fast_response;
   const std::string key = AsciiLower(f.name);
   if (key == "connection")
-    return kFieldConnection |
-           (NodeWord(f.value, "close") ? kFieldConnectionClose
-                                       : kFieldConnectionNotClose);
+    return fr::kFieldConnection |
+           (NodeWord(f.value, "close") ? fr::kFieldConnectionClose
+                                       : fr::kFieldConnectionNotClose);
   if (key == "transfer-encoding")
-    return kFieldTransferEncoding |
-           (NodeWord(f.value, "chunked") ? kFieldChunked : 0u);
-  if (key == "content-length") return kFieldContentLength;
-  if (key == "date") return kFieldDate;
-  if (key == "expect") return kFieldExpect;
-  if (key == "trailer") return kFieldTrailer;
-  if (key == "keep-alive") return kFieldKeepAlive;
+    return fr::kFieldTransferEncoding |
+           (NodeWord(f.value, "chunked") ? fr::kFieldChunked : 0u);
+  if (key == "content-length") return fr::kFieldContentLength;
+  if (key == "date") return fr::kFieldDate;
+  if (key == "expect") return fr::kFieldExpect;
+  if (key == "trailer") return fr::kFieldTrailer;
+  if (key == "keep-alive") return fr::kFieldKeepAlive;
   if (key == "content-disposition") {
     for (unsigned char c : f.value) {
-      if (c >= 0x80) return kFieldContentDispositionNonAscii;
+      if (c >= 0x80) return fr::kFieldContentDispositionNonAscii;
     }
   }
   return 0;
+}
+
+bool HasField(const std::vector<Field>& fields, const char* lower) {
+  for (const Field& f : fields) {
+    if (AsciiLower(f.name) == lower) return true;
+  }
+  return false;
+}
+
+// The fields the fast path leaves to Node, first match in this order
+// (lib/reasons.js: field-transfer-encoding, field-expect, field-trailer,
+// field-content-disposition).
+layout::StepAside NodeFieldStepAside(const std::vector<Field>& fields) {
+  if (HasField(fields, "transfer-encoding"))
+    return layout::kStepAsideTransferEncoding;
+  if (HasField(fields, "expect")) return layout::kStepAsideExpect;
+  if (HasField(fields, "trailer")) return layout::kStepAsideTrailer;
+  for (const Field& f : fields) {
+    if (AsciiLower(f.name) != "content-disposition") continue;
+    for (unsigned char c : f.value) {
+      if (c >= 0x80) return layout::kStepAsideContentDisposition;
+    }
+  }
+  return layout::kStepAsideNone;
+}
+
+// What `+value` reads the same way in the plain case: the last
+// Content-Length field's value when it is 1 to 15 decimal digits, else -1.
+int64_t PlainContentLength(const std::vector<Field>& fields) {
+  int64_t out = -1;
+  for (const Field& f : fields) {
+    if (AsciiLower(f.name) != "content-length") continue;
+    const std::string& v = f.value;
+    bool plain = !v.empty() && v.size() <= 15;
+    for (char c : v) plain = plain && c >= '0' && c <= '9';
+    out = plain ? std::stoll(v) : -1;
+  }
+  return out;
+}
+
+// A latin1 string sent as part of a UTF-8 string: each byte is the code
+// point U+0000..U+00FF.
+std::string Utf8Of(const std::string& latin1) {
+  std::string out;
+  for (unsigned char c : latin1) {
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+    } else {
+      out += static_cast<char>(0xC0 | (c >> 6));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    }
+  }
+  return out;
 }
 
 // --- _storeHeader(), transliterated ------------------------------------------
@@ -157,7 +253,7 @@ struct NodeOutgoing {
   bool maxRequestsOnConnectionReached, _last, keepAliveTimeoutSet;
   int64_t timeoutSeconds, _maxRequestsPerSocket;
   bool contentLengthIsNumber;
-  int64_t _contentLength;
+  uint64_t _contentLength;
   bool chunkedEncoding = false;
   bool _defaultKeepAlive = true;
   bool threw = false;  // ERR_HTTP_TRAILER_INVALID
@@ -242,8 +338,7 @@ std::vector<Field> StoreHeader(NodeOutgoing* self,
   return header;
 }
 
-// --- reading the head back
-// ----------------------------------------------------
+// --- reading the head back ---------------------------------------------------
 
 struct Parsed {
   std::string reason;
@@ -298,6 +393,32 @@ size_t Execute(http_parser* p, const http_parser_settings& settings,
   return http_parser_execute(p, &settings, data.data(), data.size());
 }
 
+// The Writer's pending parts, concatenated: what one writev(2) sends.
+std::string Queued(const fr::Writer& w) {
+  std::string out;
+  for (size_t i = 0; i < w.pending_count(); i++) {
+    const fr::Writer::Part p = w.pending(i);
+    out.append(reinterpret_cast<const char*>(p.data), p.length);
+  }
+  return out;
+}
+
+// writeRendered() with kChunked (src/addon.cc SendBody()): Node's `_header`,
+// then the body as one chunk and the last chunk.
+std::string FrameChunked(const std::string& head, const std::string& body) {
+  fr::Writer w;
+  fr::HeadBuffer& cork = w.cork();
+  cork.AppendRaw(head);
+  w.SendCopied(0, head.size());
+  const size_t line_at = cork.size();
+  w.SendCopied(line_at, fr::AppendChunkSizeLine(&cork, body.size()));
+  w.SendExternal(U(body), body.size());
+  const size_t end_at = cork.size();
+  cork.AppendRaw(fr::kChunkEnd);
+  w.SendCopied(end_at, fr::kChunkEnd.size());
+  return Queued(w);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -307,12 +428,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   // --- the response -------------------------------------------------------
   const int status = in.ConsumeIntegralInRange<int>(-5, 1004);
-  const uint16_t bits = in.ConsumeIntegral<uint16_t>();
+  const uint32_t bits = in.ConsumeIntegral<uint16_t>();
   const int64_t keep_alive_s = in.ConsumeIntegral<int64_t>();
   const int64_t max_requests = in.ConsumeIntegral<int64_t>();
-  int64_t content_length = in.ConsumeIntegral<int64_t>();
-  if (!(bits & (1u << 12))) content_length = content_length % 600;  // small
-  if (content_length < -1) content_length = -1;
+  const uint64_t raw_length = in.ConsumeIntegral<uint64_t>();
+  const uint64_t body_length = (bits & kFuzzLargeBody)
+                                   ? raw_length % (kMaxSafeInteger + 1)
+                                   : raw_length % 600;
+  const bool head_utf8 = (bits & kFuzzHeadUtf8) != 0;
+  const bool buffer_body = (bits & kFuzzBufferBody) != 0;
 
   const std::string reason = in.ConsumeRandomLengthString(64);
   std::vector<Field> fields;
@@ -323,117 +447,207 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     fields.push_back(std::move(f));
   }
 
-  // --- 1. the addon's checks against Node's -------------------------------
-  bool accepted = status >= 100 && status <= 999 &&
-                  fast_response::IsFieldValue(U(reason), reason.size());
+  // writeHead(): 1xx, 204 and 304 have no body (lib/ clears HAS_BODY, as
+  // `_hasBody` is then false).
+  uint32_t state_bits = bits & AllStateBits();
+  if (status == 204 || status == 304 || (status >= 100 && status <= 199))
+    state_bits &= ~static_cast<uint32_t>(layout::kHasBody);
+  const fr::MessageState state =
+      fr::StateFromBits(state_bits, keep_alive_s, max_requests);
+  const bool as_field = (state_bits & layout::kContentLengthAsField) != 0;
+
+  // The text lib/headers.js joins.
+  std::string text = reason + '\0';
   for (const Field& f : fields) {
-    accepted = accepted && fast_response::IsToken(U(f.name), f.name.size()) &&
-               fast_response::IsFieldValue(U(f.value), f.value.size());
+    text += f.name + '\0';
+    text += f.value + '\0';
   }
+  const uint32_t count = static_cast<uint32_t>(fields.size());
+
+  // The body as src/addon.cc holds it: a string body copied into the cork
+  // buffer before the head is rendered, a Buffer body referenced.
+  const bool make_body = state.has_body && body_length <= kMaxMadeBody;
+  std::string body;
+  if (make_body) {
+    body.resize(body_length);
+    for (size_t i = 0; i < body.size(); i++)
+      body[i] = static_cast<char>('a' + i % 26);
+  }
+  fr::Writer writer;
+  fr::HeadBuffer& cork = writer.cork();
+  size_t body_at = 0;
+  if (make_body && !buffer_body) {
+    body_at = cork.size();
+    cork.AppendRaw(body);
+  }
+
+  // --- 1. acceptance, against Node's -------------------------------------
+  const size_t head_start = cork.size();
+  const fr::FieldsResult rendered = fr::RenderStatusAndFields(
+      &cork, status, U(text), text.size(), count, true);
   bool node_accepts =
       status >= 100 && status <= 999 && !NodeHasInvalidHeaderChar(reason);
   for (const Field& f : fields) {
     node_accepts = node_accepts && NodeIsToken(f.name) &&
                    !NodeHasInvalidHeaderChar(f.value);
   }
-  CHECK(accepted == node_accepts);
-  if (!accepted) return 0;
+  CHECK(rendered.valid == node_accepts);
 
-  // --- 2. render -----------------------------------------------------------
-  MessageState state;
-  state.send_date = bits & (1u << 0);
-  state.should_keep_alive = bits & (1u << 1);
-  state.use_chunked_encoding_by_default = !(bits & (1u << 2));  // HTTP/1.0
-  // writeHead(): 1xx, 204 and 304 have no body; a HEAD request's neither.
-  const bool no_body_status =
-      status == 204 || status == 304 || (status >= 100 && status <= 199);
-  state.has_body = !(bits & (1u << 3)) && !no_body_status;
-  state.removed_connection = bits & (1u << 4);
-  state.removed_content_length = bits & (1u << 5);
-  state.removed_transfer_encoding = bits & (1u << 6);
-  state.max_requests_on_connection_reached = bits & (1u << 7);
-  state.last = bits & (1u << 8);
-  state.keep_alive_timeout_set = bits & (1u << 9);
-  state.keep_alive_timeout_s = keep_alive_s;
-  state.max_requests = max_requests;
-  state.content_length = content_length;
-  // send() and template(): Content-Length as if the caller had passed it
-  // (src/addon.cc kContentLengthAsField).
-  const bool length_as_field = bits & (1u << 10);
+  // validate=false: only the status, the reason and the split are checked.
+  {
+    bool splits = reason.find('\0') == std::string::npos;
+    for (const Field& f : fields) {
+      splits = splits && f.name.find('\0') == std::string::npos &&
+               f.value.find('\0') == std::string::npos;
+    }
+    fr::HeadBuffer unchecked;
+    const fr::FieldsResult u = fr::RenderStatusAndFields(
+        &unchecked, status, U(text), text.size(), count, false);
+    CHECK(u.valid == (status >= 100 && status <= 999 &&
+                      !NodeHasInvalidHeaderChar(reason) && splits));
+    if (rendered.valid) {
+      CHECK(unchecked.bytes() == cork.bytes().substr(head_start));
+      CHECK(u.fields == rendered.fields);
+      CHECK(u.content_length == rendered.content_length);
+    }
+  }
+  if (!rendered.valid) return 0;
 
-  HeadBuffer head;
-  head.AppendStatusLine(status, U(reason), reason.size());
+  // --- 2. the status line, the fields and what they say ------------------
+  std::string expected_fields =
+      "HTTP/1.1 " + std::to_string(status) + " " + reason + "\r\n";
   uint32_t flags = 0;
   for (const Field& f : fields) {
-    head.AppendField(U(f.name), f.name.size(), U(f.value), f.value.size());
-    const uint32_t match = fast_response::MatchField(
-        U(f.name), f.name.size(), U(f.value), f.value.size());
+    expected_fields += f.name + ": " + f.value + "\r\n";
+    const uint32_t match =
+        fr::MatchField(U(f.name), f.name.size(), U(f.value), f.value.size());
     CHECK(match == NodeMatch(f));
     flags |= match;
   }
-  std::vector<Field> given = fields;
-  if (length_as_field) {
-    if (state.has_body &&
-        !(flags & (fast_response::kFieldContentLength |
-                   fast_response::kFieldTransferEncoding)) &&
-        content_length >= 0) {
-      const std::string n = std::to_string(content_length);
-      head.AppendField(U(std::string("Content-Length")), 14, U(n), n.size());
-      flags |= fast_response::kFieldContentLength;
-      given.push_back({"Content-Length", n});
-    }
-    state.content_length = -1;
-  }
+  CHECK(cork.bytes().substr(head_start) == expected_fields);
+  CHECK(rendered.fields == flags);
+  CHECK(rendered.content_length == PlainContentLength(fields));
 
-  DateCache date;
+  // --- 3. complete the head ----------------------------------------------
+  fr::DateCache date;
   const std::string date_before = date.Now();
-  const HeadResult result = FinishHead(&head, flags, state, &date);
+  const fr::ResponseHead r = fr::FinishResponseHead(
+      &cork, rendered.fields, state, as_field, body_length, &date);
   const std::string date_after = date.Now();
-  const std::string bytes(head.bytes());
-  g_head = &bytes;
+  const std::string head(cork.bytes().substr(head_start));
+  g_head = &head;
   g_parser_error = "";
 
-  // --- 3. against _storeHeader() -------------------------------------------
+  // send() and template(): Content-Length as if the caller had passed it.
+  std::vector<Field> given = fields;
+  const bool add_length = as_field && (state_bits & layout::kHasBody) &&
+                          !HasField(fields, "content-length") &&
+                          !HasField(fields, "transfer-encoding");
+  if (add_length)
+    given.push_back({"Content-Length", std::to_string(body_length)});
+
+  // The transliteration, from the bits themselves (not StateFromBits()).
   NodeOutgoing node;
-  node.sendDate = state.send_date;
-  node.shouldKeepAlive = state.should_keep_alive;
-  node.useChunkedEncodingByDefault = state.use_chunked_encoding_by_default;
-  node._hasBody = state.has_body;
-  node._removedConnection = state.removed_connection;
-  node._removedContLen = state.removed_content_length;
-  node._removedTE = state.removed_transfer_encoding;
+  node.sendDate = state_bits & layout::kSendDate;
+  node.shouldKeepAlive = state_bits & layout::kShouldKeepAlive;
+  node.useChunkedEncodingByDefault = state_bits & layout::kUseChunkedByDefault;
+  node._hasBody = state_bits & layout::kHasBody;
+  node._removedConnection = state_bits & layout::kRemovedConnection;
+  node._removedContLen = state_bits & layout::kRemovedContentLength;
+  node._removedTE = state_bits & layout::kRemovedTransferEncoding;
   node.maxRequestsOnConnectionReached =
-      state.max_requests_on_connection_reached;
-  node._last = state.last;
-  node.keepAliveTimeoutSet = state.keep_alive_timeout_set;
-  node.timeoutSeconds = state.keep_alive_timeout_s;
-  node._maxRequestsPerSocket = state.max_requests;
-  node.contentLengthIsNumber = state.content_length >= 0;
-  node._contentLength = state.content_length;
+      state_bits & layout::kMaxRequestsReached;
+  node._last = state_bits & layout::kLast;
+  node.keepAliveTimeoutSet = state_bits & layout::kKeepAliveTimeoutSet;
+  node.timeoutSeconds = keep_alive_s;
+  node._maxRequestsPerSocket = max_requests;
+  // end(data) sets `_contentLength` before the head is rendered; send()'s
+  // writeHead() renders it before end() could.
+  node.contentLengthIsNumber = !as_field;
+  node._contentLength = body_length;
   // The Date value is the one second it was rendered in.
-  const size_t date_at = bytes.find("\r\nDate: ");
+  const size_t date_at = head.find("\r\nDate: ");
   std::string date_value = date_before;
   if (date_at != std::string::npos &&
-      bytes.compare(date_at + 8, DateCache::kLength, date_after) == 0)
+      head.compare(date_at + 8, fr::DateCache::kLength, date_after) == 0)
     date_value = date_after;
-  std::vector<Field> appended = StoreHeader(&node, given, date_value);
+  const std::vector<Field> appended = StoreHeader(&node, given, date_value);
 
-  CHECK(result.last == node._last);
-  CHECK(result.chunked_encoding == node.chunkedEncoding);
-  CHECK(result.should_keep_alive == node.shouldKeepAlive);
-  CHECK(result.trailer_invalid == node.threw);
+  // The step-aside reason.
+  layout::StepAside reason_expected = NodeFieldStepAside(fields);
+  if (reason_expected == layout::kStepAsideNone) {
+    if (node.threw)
+      reason_expected = layout::kStepAsideTrailer;
+    else if (node.chunkedEncoding && node._hasBody)
+      reason_expected = layout::kStepAsideChunkedBody;
+  }
+  CHECK(r.step_aside == reason_expected);
+  if (r.step_aside != layout::kStepAsideNone &&
+      r.step_aside != layout::kStepAsideChunkedBody)
+    return 0;  // Node's path renders the head: nothing of ours goes out
+  CHECK(r.content_length_added == add_length);
 
-  std::string expected =
-      "HTTP/1.1 " + std::to_string(status) + " " + reason + "\r\n";
+  // --- 4. the head and result bits, against _storeHeader() ---------------
   std::vector<Field> all = given;
   all.insert(all.end(), appended.begin(), appended.end());
-  for (const Field& f : all) expected += f.name + ": " + f.value + "\r\n";
+  std::string expected = expected_fields;
+  if (add_length)
+    expected += "Content-Length: " + std::to_string(body_length) + "\r\n";
+  for (const Field& f : appended) expected += f.name + ": " + f.value + "\r\n";
   expected += "\r\n";
-  CHECK(bytes == expected);
-  if (result.trailer_invalid) return 0;  // Node throws: nothing is sent
+  CHECK(head == expected);
 
-  // --- 4. read it back
-  // --------------------------------------------------------
+  const uint32_t rb = r.result_bits;
+  CHECK(((rb & layout::kResultLast) != 0) == node._last);
+  CHECK(((rb & layout::kResultChunked) != 0) == node.chunkedEncoding);
+  CHECK(((rb & layout::kResultShouldKeepAlive) != 0) == node.shouldKeepAlive);
+  CHECK(((rb & layout::kResultConnectionField) != 0) ==
+        HasField(given, "connection"));
+  CHECK(((rb & layout::kResultKeepAliveField) != 0) ==
+        HasField(given, "keep-alive"));
+  CHECK(((rb & layout::kResultContentLengthField) != 0) ==
+        HasField(given, "content-length"));
+  uint32_t every_result_bit = 0;
+  for (const uint32_t b : layout::check::kResultBits) every_result_bit |= b;
+  CHECK((rb & ~every_result_bit) == 0);
+
+  // --- 5. what the Writer sends ------------------------------------------
+  std::string wire_head = head;  // the bytes that go out for the head
+  if (r.step_aside == layout::kStepAsideNone) {
+    size_t head_at = head_start;
+    size_t head_bytes = head.size();
+    if (head_utf8) {
+      const size_t end = cork.size();
+      const bool encoded =
+          fr::AppendLatin1AsUtf8(&cork, cork.data() + head_start, head.size());
+      wire_head = Utf8Of(head);
+      CHECK(encoded == (wire_head != head));
+      if (encoded) {
+        head_at = end;
+        head_bytes = cork.size() - end;
+      }
+      CHECK(cork.bytes().substr(head_start, head.size()) == head);
+    }
+    writer.SendCopied(head_at, head_bytes);
+    if (make_body) {
+      if (buffer_body) {
+        writer.SendExternal(U(body), body.size());
+      } else {
+        writer.SendCopied(body_at, body.size());
+      }
+    }
+    CHECK(writer.queued_bytes() == head_bytes + (make_body ? body.size() : 0));
+    const std::string queued = Queued(writer);
+    CHECK(queued.compare(0, wire_head.size(), wire_head) == 0);
+    CHECK(queued.substr(wire_head.size()) == (make_body ? body : ""));
+  } else {
+    // Chunked framing: Node renders this head (== ours, above) and
+    // writeRendered() sends it latin1 with the body framed as one chunk
+    // (lib/gate.js chunkedFast(): a body of at least one byte).
+    CHECK(node._hasBody && (rb & layout::kResultChunked));
+  }
+
+  // --- 6. read it back ----------------------------------------------------
   http_parser_settings settings;
   http_parser_settings_init(&settings);
   settings.on_status = OnStatus;
@@ -448,20 +662,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   parsed.skip_body = !state.has_body;
   parser.data = &parsed;
 
-  // Framing fields of the caller's own are sent as given (Node checks
-  // neither a Content-Length value nor Transfer-Encoding next to
-  // Content-Length); the parser may refuse those, and only those.
+  // Framing fields of the caller's own are sent as given (Node checks no
+  // Content-Length value); the parser may refuse those, and only those.
   // http_parser 2.9.4 also takes any field-name that starts with
   // "transfer-encoding" ("Transfer-Encodingx") for Transfer-Encoding: it
   // sets `uses_transfer_encoding` as soon as the prefix matched.
   bool own_framing = false;
   for (const Field& f : fields) {
     own_framing = own_framing ||
-                  (NodeMatch(f) & (fast_response::kFieldContentLength |
-                                   fast_response::kFieldTransferEncoding)) ||
+                  (NodeMatch(f) &
+                   (fr::kFieldContentLength | fr::kFieldTransferEncoding)) ||
                   AsciiLower(f.name).rfind("transfer-encoding", 0) == 0;
   }
-  const size_t n = Execute(&parser, settings, bytes);
+  const size_t n = Execute(&parser, settings, wire_head);
   const http_errno err = HTTP_PARSER_ERRNO(&parser);
   g_parser_error = http_errno_name(err);
   if (err != HPE_OK && err != HPE_PAUSED) {
@@ -472,17 +685,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     CHECK(parsed.headers_complete == 0);
     return 0;
   }
+  // What the head says on the wire: UTF-8 encoded next to a UTF-8 body.
+  auto wire = [&](const std::string& s) {
+    return wire_head == head ? s : Utf8Of(s);
+  };
   CHECK(parsed.headers_complete == 1);
   CHECK(parser.status_code == static_cast<unsigned>(status));
   CHECK(parser.http_major == 1 && parser.http_minor == 1);
-  CHECK(parsed.reason == reason);
+  CHECK(parsed.reason == wire(reason));
   CHECK(parsed.fields.size() == all.size());
   for (size_t i = 0; i < all.size(); i++) {
     CHECK(parsed.fields[i].name == all[i].name);
-    CHECK(parsed.fields[i].value == WithoutLeadingWhitespace(all[i].value));
+    CHECK(parsed.fields[i].value ==
+          WithoutLeadingWhitespace(wire(all[i].value)));
   }
   // Nothing after the head was taken for part of it.
-  CHECK(n == bytes.size());
+  CHECK(n == wire_head.size());
 
   if (!state.has_body || parser.upgrade) {
     // No body (the client knows: HEAD request, 1xx, 204, 304): the message
@@ -498,34 +716,41 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (AsciiLower(f.name) == "content-length")
       length = std::strtoll(f.value.c_str(), nullptr, 10);
   }
-  std::string body;
-  if (result.chunked_encoding) {
+  const bool chunked = (rb & layout::kResultChunked) != 0;
+  if (chunked) {
     CHECK(length == -1);
-    body = "5\r\nhello\r\n0\r\n\r\n";
   } else if (length >= 0) {
-    if (length > 4096) return 0;
-    body.assign(static_cast<size_t>(length), 'b');
+    // Content-Length: the body's length, as the addon sends it.
+    CHECK(static_cast<uint64_t>(length) == body_length);
   } else {
     // Neither length nor chunked: Node closes the connection after it.
-    CHECK(result.last);
-    body = "until the connection closes";
+    CHECK(rb & layout::kResultLast);
   }
-  if (body.empty()) {
+  if (!make_body) return 0;  // a length only framed, not made
+
+  std::string sent;  // what follows the head
+  if (chunked) {
+    if (body.empty()) return 0;  // Node's end(''): not the addon's
+    sent = FrameChunked(head, body).substr(head.size());
+  } else {
+    sent = Queued(writer).substr(wire_head.size());
+  }
+  if (length == 0) {
     // Content-Length: 0: complete with the head.
+    CHECK(sent.empty());
     CHECK(parsed.messages_complete == 1);
     return 0;
   }
   CHECK(parsed.messages_complete == 0);
-  if (length >= 0 || result.chunked_encoding) {
-    const size_t m = Execute(&parser, settings, body + "X");
+  if (length >= 0 || chunked) {
+    const size_t m = Execute(&parser, settings, sent + "X");
     CHECK(HTTP_PARSER_ERRNO(&parser) == HPE_PAUSED);
     CHECK(parsed.messages_complete == 1);
-    CHECK(m == body.size());
-    if (length >= 0) CHECK(parsed.body == body);
-    if (result.chunked_encoding) CHECK(parsed.body == "hello");
+    CHECK(m == sent.size());
+    CHECK(parsed.body == body);
   } else {
-    const size_t m = Execute(&parser, settings, body);
-    CHECK(m == body.size());
+    // (A length of 0 would be EOF to http_parser_execute().)
+    if (!sent.empty()) CHECK(Execute(&parser, settings, sent) == sent.size());
     CHECK(parsed.messages_complete == 0);
     http_parser_execute(&parser, &settings, nullptr, 0);  // EOF
     CHECK(parsed.messages_complete == 1);

@@ -3,26 +3,44 @@
 // Writes the seed inputs of test/fuzz/corpus/ in head_fuzzer.cc's layout
 // (FuzzedDataProvider): strings from the front, each ended by "\\\n" (a
 // backslash inside one is doubled), integers from the end. Re-run after
-// changing that layout: node test/fuzz/make-corpus.js
+// changing that layout or src/layout.h's StateBit:
+// node test/fuzz/make-corpus.js
 
 const fs = require('node:fs');
 const path = require('node:path');
 
-// MessageState bits, as head_fuzzer.cc reads `bits`.
-const SEND_DATE = 1 << 0;
-const KEEP_ALIVE = 1 << 1;
-const HTTP10 = 1 << 2;
-const NO_BODY = 1 << 3;
-const REMOVED_CONNECTION = 1 << 4;
-const REMOVED_CONTENT_LENGTH = 1 << 5;
-const REMOVED_TRANSFER_ENCODING = 1 << 6;
-const MAX_REQUESTS_REACHED = 1 << 7;
-const LAST = 1 << 8;
-const KEEP_ALIVE_TIMEOUT = 1 << 9;
-const LENGTH_AS_FIELD = 1 << 10;
+// layout::StateBit, read from src/layout.h by the names lib/ reads
+// (kConstants), so that no copy of the contract lives here.
+function stateBits() {
+  const header = fs.readFileSync(path.join(__dirname, '..', '..', 'src', 'layout.h'), 'latin1');
+  const enumBody = /enum StateBit : uint32_t \{([\s\S]*?)\};/.exec(header)[1];
+  const byEnum = {};
+  for (const m of enumBody.matchAll(/(k\w+) = 1u << (\d+)/g)) byEnum[m[1]] = 1 << Number(m[2]);
+  const bits = {};
+  for (const m of header.matchAll(/\{"(\w+)", (k\w+)\}/g)) {
+    if (m[2] in byEnum) bits[m[1]] = byEnum[m[2]];
+  }
+  if (Object.keys(bits).length !== Object.keys(byEnum).length) {
+    throw new Error('src/layout.h: a StateBit without its kConstants name');
+  }
+  return bits;
+}
 
-// One input: status, bits, keep-alive seconds, max requests, content length
-// (-1 for none), reason, [name, value] pairs.
+const {
+  SEND_DATE, SHOULD_KEEP_ALIVE, USE_CHUNKED_BY_DEFAULT, HAS_BODY, REMOVED_CONNECTION,
+  REMOVED_CONTENT_LENGTH, REMOVED_TRANSFER_ENCODING, MAX_REQUESTS_REACHED, LAST,
+  KEEP_ALIVE_TIMEOUT_SET, CONTENT_LENGTH_AS_FIELD,
+} = stateBits();
+// head_fuzzer.cc's own options, above the state bits (kFuzz*).
+const LARGE_BODY = 1 << 12;
+const HEAD_UTF8 = 1 << 13;
+const BUFFER_BODY = 1 << 14;
+
+// A keep-alive HTTP/1.1 response with a body: what end() passes.
+const BASE = SHOULD_KEEP_ALIVE | USE_CHUNKED_BY_DEFAULT | HAS_BODY;
+
+// One input: status, bits, keep-alive seconds, max requests, body length,
+// reason, [name, value] pairs.
 function input({ status, bits, seconds = 5n, max = 0n, length = 5n,
                  reason, fields }) {
   const strings = [reason, ...fields.flat()]
@@ -37,40 +55,70 @@ function input({ status, bits, seconds = 5n, max = 0n, length = 5n,
   const int64 = (v) => BigInt.asUintN(64, v - (-(2n ** 63n)));
   push(int64(seconds), 8);
   push(int64(max), 8);
-  // `% 600` keeps small lengths; -1 stays -1 (any negative is none).
-  push(int64(length), 8);
+  // uint64_t; `% 600` keeps it small unless LARGE_BODY (`% 2^53`).
+  push(BigInt.asUintN(64, length), 8);
   return Buffer.concat([...strings, Buffer.from(order.reverse())]);
 }
 
 const seeds = {
-  'ok-keep-alive': { status: 200, bits: SEND_DATE | KEEP_ALIVE | KEEP_ALIVE_TIMEOUT,
+  'ok-keep-alive': { status: 200, bits: BASE | SEND_DATE | KEEP_ALIVE_TIMEOUT_SET,
     reason: 'OK', fields: [['Content-Type', 'text/plain; charset=utf-8']] },
-  'send-json': { status: 201, bits: KEEP_ALIVE | LENGTH_AS_FIELD | KEEP_ALIVE_TIMEOUT, max: 100n,
-    reason: 'Created', fields: [['Content-Type', 'application/json'], ['X-Request-Id', 'abc-123']] },
-  'connection-close': { status: 404, bits: KEEP_ALIVE, reason: 'Not Found',
+  'send-json': { status: 201, bits: BASE | CONTENT_LENGTH_AS_FIELD | KEEP_ALIVE_TIMEOUT_SET | HEAD_UTF8,
+    max: 100n, reason: 'Created',
+    fields: [['Content-Type', 'application/json'], ['X-Request-Id', 'abc-123']] },
+  'send-buffer': { status: 200, bits: BASE | CONTENT_LENGTH_AS_FIELD | BUFFER_BODY, length: 0n,
+    reason: 'OK', fields: [['Content-Type', 'application/octet-stream']] },
+  'connection-close': { status: 404, bits: BASE, reason: 'Not Found',
     fields: [['Connection', 'close'], ['Set-Cookie', 'a=1'], ['Set-Cookie', 'b=2']] },
-  'http10-content-length': { status: 200, bits: KEEP_ALIVE | HTTP10 | KEEP_ALIVE_TIMEOUT,
-    reason: 'OK', fields: [['Content-Length', '3']] },
-  'no-content': { status: 204, bits: KEEP_ALIVE | SEND_DATE, reason: 'No Content',
-    fields: [['Date', 'Sun, 06 Nov 1994 08:49:37 GMT']] },
-  'head-request': { status: 200, bits: KEEP_ALIVE | NO_BODY, reason: 'OK',
-    fields: [['ETag', '"x"']] },
-  'trailer-chunked': { status: 200, bits: KEEP_ALIVE, length: -1n, reason: 'OK',
-    fields: [['Trailer', 'X-Checksum']] },
-  'removed': { status: 200, bits: REMOVED_CONNECTION | REMOVED_CONTENT_LENGTH | REMOVED_TRANSFER_ENCODING | LAST,
+  'http10-content-length': { status: 200,
+    bits: SHOULD_KEEP_ALIVE | HAS_BODY | KEEP_ALIVE_TIMEOUT_SET,
+    length: 3n, reason: 'OK', fields: [['Content-Length', '3']] },
+  'http10-until-close': { status: 200, bits: SHOULD_KEEP_ALIVE | HAS_BODY,
     reason: 'OK', fields: [] },
-  'max-requests': { status: 503, bits: KEEP_ALIVE | MAX_REQUESTS_REACHED | KEEP_ALIVE_TIMEOUT, seconds: -2n,
-    reason: 'Service Unavailable', fields: [['Keep-Alive', 'timeout=10'], ['Retry-After', '1']] },
-  'upgrade': { status: 101, bits: KEEP_ALIVE, reason: 'Switching Protocols',
-    fields: [['Connection', 'Upgrade'], ['Upgrade', 'websocket']] },
-  'latin1': { status: 200, bits: KEEP_ALIVE, reason: 'Tr\xe8s bien',
+  'no-content': { status: 204, bits: BASE | SEND_DATE, reason: 'No Content',
+    fields: [['Date', 'Sun, 06 Nov 1994 08:49:37 GMT']] },
+  'head-request': { status: 200, bits: BASE & ~HAS_BODY, reason: 'OK',
+    fields: [['ETag', '"x"']] },
+  'large-length': { status: 200, bits: BASE | LARGE_BODY, length: 2n ** 53n - 1n,
+    reason: 'OK', fields: [] },
+  // Fields the addon leaves to Node: each step-aside reason.
+  'transfer-encoding': { status: 200, bits: BASE, reason: 'OK',
+    fields: [['Transfer-Encoding', 'gzip, chunked']] },
+  'expect': { status: 200, bits: BASE, reason: 'OK', fields: [['Expect', '100-continue']] },
+  'trailer': { status: 200, bits: BASE, reason: 'OK', fields: [['Trailer', 'X-Checksum']] },
+  'latin1': { status: 200, bits: BASE | HEAD_UTF8, reason: 'Tr\xe8s bien',
     fields: [['Content-Disposition', 'attachment; filename="\xe9t\xe9.txt"'], ['X-Tab', 'a\tb ']] },
-  'split-attempt': { status: 302, bits: KEEP_ALIVE, reason: 'Found',
+  'latin1-head': { status: 200, bits: BASE | HEAD_UTF8, reason: 'Tr\xe8s bien',
+    fields: [['X-Name', '\xe9t\xe9'], ['Content-Disposition', 'inline']] },
+  'trailer-date': { status: 200, bits: BASE | SEND_DATE, reason: 'OK',
+    fields: [['Date', 'Sun, 06 Nov 1994 08:49:37 GMT'], ['Trailer', 'X-Checksum']] },
+  // The longest Content-Length value read as plain decimal (15 digits), and
+  // two Content-Length fields, the last one deciding.
+  'content-length-digits': { status: 200, bits: BASE, reason: 'OK',
+    fields: [['Content-Length', '999999999999999']] },
+  'content-length-twice': { status: 200, bits: BASE | CONTENT_LENGTH_AS_FIELD, reason: 'OK',
+    fields: [['Content-Length', '5'], ['content-length', '0x10']] },
+  'chunked-body': { status: 200, bits: BASE | REMOVED_CONTENT_LENGTH, length: 11n,
+    reason: 'OK', fields: [['Content-Type', 'text/plain']] },
+  'removed': { status: 200,
+    bits: BASE | REMOVED_CONNECTION | REMOVED_CONTENT_LENGTH | REMOVED_TRANSFER_ENCODING | LAST,
+    reason: 'OK', fields: [] },
+  'max-requests': { status: 503, bits: BASE | MAX_REQUESTS_REACHED | KEEP_ALIVE_TIMEOUT_SET,
+    seconds: -2n, reason: 'Service Unavailable',
+    fields: [['Keep-Alive', 'timeout=10'], ['Retry-After', '1']] },
+  'upgrade': { status: 101, bits: BASE, reason: 'Switching Protocols',
+    fields: [['Connection', 'Upgrade'], ['Upgrade', 'websocket']] },
+  'split-attempt': { status: 302, bits: BASE, reason: 'Found',
     fields: [['Location', '/a\r\nSet-Cookie: evil=1'], ['X-Bad Name', 'x']] },
+  'nul-in-value': { status: 200, bits: BASE, reason: 'OK',
+    fields: [['X-Id', 'a\0b'], ['X-Other', 'c']] },
 };
 
 const dir = path.join(__dirname, 'corpus');
 fs.mkdirSync(dir, { recursive: true });
+for (const name of fs.readdirSync(dir)) {
+  if (!(name in seeds)) fs.rmSync(path.join(dir, name));
+}
 for (const [name, seed] of Object.entries(seeds)) {
   fs.writeFileSync(path.join(dir, name), input(seed));
 }

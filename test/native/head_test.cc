@@ -912,5 +912,298 @@ TEST(FinishHead, AppendsToWhatIsThere) {
   }
 }
 
+// ---------------------------------------------------------------------------
+// RenderStatusAndFields: the status line and the caller's fields from one
+// NUL-separated text, "reason\0name\0value\0...", as src/addon.cc reads it
+// from lib/headers.js.
+
+// The text lib/headers.js joins: the reason, then each name and value, every
+// one followed by NUL.
+std::string Joined(const std::string& reason,
+                   const std::vector<Field>& fields) {
+  std::string text = reason + '\0';
+  for (const Field& f : fields) {
+    text += f.name + '\0';
+    text += f.value + '\0';
+  }
+  return text;
+}
+
+struct Rendered {
+  FieldsResult result;
+  std::string bytes;
+};
+
+// Renders `text` into a buffer that already holds `before`.
+Rendered RenderText(int status_code, const std::string& text, uint32_t count,
+                    bool validate = true, const std::string& before = "") {
+  HeadBuffer head;
+  head.AppendRaw(before);
+  Rendered out;
+  out.result = RenderStatusAndFields(&head, status_code, U(text), text.size(),
+                                     count, validate);
+  out.bytes.assign(head.bytes());
+  return out;
+}
+
+Rendered RenderFields(int status_code, const std::string& reason,
+                      const std::vector<Field>& fields, bool validate = true) {
+  return RenderText(status_code, Joined(reason, fields),
+                    static_cast<uint32_t>(fields.size()), validate);
+}
+
+TEST(RenderStatusAndFields, StatusLineAndFieldsByteForByte) {
+  const Rendered r = RenderFields(200, "OK",
+                                  {{"Content-Type", "text/plain"},
+                                   {"X-Empty", ""},
+                                   {"Set-Cookie", "a=1"},
+                                   {"Set-Cookie", "b=2"},
+                                   {"X-Latin1", "caf\xe9\t "}});
+  ASSERT_TRUE(r.result.valid);
+  EXPECT_EQ(r.bytes,
+            "HTTP/1.1 200 OK\r\n"
+            "Content-Type: text/plain\r\n"
+            "X-Empty: \r\n"
+            "Set-Cookie: a=1\r\n"
+            "Set-Cookie: b=2\r\n"
+            "X-Latin1: caf\xe9\t \r\n");
+  EXPECT_EQ(r.result.fields, 0u);
+  EXPECT_EQ(r.result.content_length, -1);
+}
+
+TEST(RenderStatusAndFields, StatusLineAlone) {
+  Rendered r = RenderText(404, std::string("Not Found\0", 10), 0);
+  ASSERT_TRUE(r.result.valid);
+  EXPECT_EQ(r.bytes, "HTTP/1.1 404 Not Found\r\n");
+  // An empty reason phrase: the SP stays (writeHead()'s template string).
+  r = RenderText(299, std::string("\0", 1), 0);
+  ASSERT_TRUE(r.result.valid);
+  EXPECT_EQ(r.bytes, "HTTP/1.1 299 \r\n");
+  r = RenderFields(100, "Continue", {});
+  ASSERT_TRUE(r.result.valid);
+  EXPECT_EQ(r.bytes, "HTTP/1.1 100 Continue\r\n");
+  r = RenderFields(999, "", {{"A", "b"}});
+  ASSERT_TRUE(r.result.valid);
+  EXPECT_EQ(r.bytes, "HTTP/1.1 999 \r\nA: b\r\n");
+}
+
+TEST(RenderStatusAndFields, StatusOutside100To999IsInvalid) {
+  // writeHead(): ERR_HTTP_INVALID_STATUS_CODE for `statusCode < 100 ||
+  // statusCode > 999`.
+  for (const int status :
+       {99, 1000, 0, -1, -200, 10000, INT32_MIN, INT32_MAX}) {
+    EXPECT_FALSE(RenderFields(status, "OK", {{"A", "b"}}).result.valid)
+        << status;
+  }
+  EXPECT_TRUE(RenderFields(100, "OK", {{"A", "b"}}).result.valid);
+  EXPECT_TRUE(RenderFields(999, "OK", {{"A", "b"}}).result.valid);
+}
+
+TEST(RenderStatusAndFields, NulInsideAPartIsInvalid) {
+  // NUL is valid in no reason, field-name or field-value: a NUL of the
+  // caller's makes one part more than the count says.
+  const std::string nul(1, '\0');
+  const std::vector<Field> fields = {{"Content-Type", "text/plain"},
+                                     {"X-Id", "1"}};
+  for (const bool validate : {true, false}) {
+    SCOPED_TRACE(validate ? "validate" : "no validation");
+    // In the reason phrase.
+    EXPECT_FALSE(
+        RenderFields(200, "O" + nul + "K", fields, validate).result.valid);
+    EXPECT_FALSE(RenderFields(200, nul, {}, validate).result.valid);
+    EXPECT_FALSE(RenderFields(200, "OK" + nul, {}, validate).result.valid);
+    // In a field-name.
+    EXPECT_FALSE(
+        RenderFields(200, "OK",
+                     {{"Content-Type", "text/plain"}, {"X-" + nul + "Id", "1"}},
+                     validate)
+            .result.valid);
+    EXPECT_FALSE(RenderFields(200, "OK", {{nul, "1"}}, validate).result.valid);
+    // In a field-value, anywhere.
+    for (const std::string& value :
+         {nul, nul + "a", "a" + nul, "a" + nul + "b", "a" + nul + nul + "b"}) {
+      EXPECT_FALSE(
+          RenderFields(200, "OK",
+                       {{"Content-Type", "text/plain"}, {"X-Id", value}},
+                       validate)
+              .result.valid);
+      EXPECT_FALSE(
+          RenderFields(200, "OK", {{"X-Id", value}, {"A", "b"}}, validate)
+              .result.valid);
+    }
+    // The same parts as two fields, with a count of one: a part over.
+    EXPECT_FALSE(
+        RenderText(200, Joined("OK", {{"A", "b"}, {"C", "d"}}), 1, validate)
+            .result.valid);
+  }
+}
+
+TEST(RenderStatusAndFields, TooFewOrTooManyParts) {
+  const std::string two = Joined("OK", {{"A", "1"}, {"B", "2"}});
+  EXPECT_TRUE(RenderText(200, two, 2).result.valid);
+  // Too few: the count says more fields than the text holds.
+  EXPECT_FALSE(RenderText(200, two, 3).result.valid);
+  EXPECT_FALSE(RenderText(200, two, UINT32_MAX).result.valid);
+  // Too many: parts left after `count` fields.
+  EXPECT_FALSE(RenderText(200, two, 1).result.valid);
+  EXPECT_FALSE(RenderText(200, two, 0).result.valid);
+  // A name without its value.
+  EXPECT_FALSE(RenderText(200, std::string("OK\0A\0", 5), 1).result.valid);
+  // The last part without its NUL.
+  EXPECT_FALSE(RenderText(200,
+                          std::string("OK\0A\0"
+                                      "1",
+                                      6),
+                          1)
+                   .result.valid);
+  EXPECT_FALSE(RenderText(200, "OK", 0).result.valid);
+  // Nothing at all: not even the reason phrase's NUL.
+  EXPECT_FALSE(RenderText(200, "", 0).result.valid);
+  // Bytes after the last NUL.
+  EXPECT_FALSE(RenderText(200,
+                          std::string("OK\0A\0"
+                                      "1\0x",
+                                      8),
+                          1)
+                   .result.valid);
+}
+
+TEST(RenderStatusAndFields, ValidationOfFields) {
+  // writeHead() -> setHeader()/validateHeaderName(), validateHeaderValue().
+  const std::vector<std::vector<Field>> invalid = {
+      {{"", "empty name"}},
+      {{"Bad Name", "x"}},
+      {{"Bad:Name", "x"}},
+      {{"X-\xe9", "x"}},
+      {{"X-Split", "a\r\nSet-Cookie: x=1"}},
+      {{"X-Cr", "a\rb"}},
+      {{"X-Lf", "a\nb"}},
+      {{"X-Del", "\x7f"}},
+      {{"X-Ok", "fine"}, {"X-Bell", "\x07"}},
+  };
+  for (const std::vector<Field>& fields : invalid) {
+    SCOPED_TRACE(fields.back().name);
+    EXPECT_FALSE(RenderFields(200, "OK", fields, true).result.valid);
+    // validate=false (writeHead() after lib/ checked them, template()):
+    // rendered as they are.
+    const Rendered r = RenderFields(200, "OK", fields, false);
+    ASSERT_TRUE(r.result.valid);
+    std::string expected = "HTTP/1.1 200 OK\r\n";
+    for (const Field& f : fields) expected += f.name + ": " + f.value + "\r\n";
+    EXPECT_EQ(r.bytes, expected);
+  }
+}
+
+TEST(RenderStatusAndFields, ReasonPhraseIsAlwaysChecked) {
+  // writeHead() checks statusMessage (ERR_INVALID_CHAR) whatever the fields.
+  for (const bool validate : {true, false}) {
+    for (const std::string reason :
+         {"O\r\nK", "OK\r", "\nOK", "O\x7fK", "O\x01K"}) {
+      EXPECT_FALSE(
+          RenderFields(200, reason, {{"A", "b"}}, validate).result.valid)
+          << validate;
+    }
+    for (const std::string reason : {"", "OK", "Tr\xe8s\tbien", " ~ "}) {
+      EXPECT_TRUE(
+          RenderFields(200, reason, {{"A", "b"}}, validate).result.valid)
+          << validate;
+    }
+  }
+}
+
+TEST(RenderStatusAndFields, FieldFlagsAreTheUnion) {
+  const Rendered r =
+      RenderFields(200, "OK",
+                   {{"Connection", "keep-alive"},
+                    {"connection", "close"},
+                    {"Transfer-Encoding", "gzip, chunked"},
+                    {"Content-Length", "5"},
+                    {"DATE", "Sun, 06 Nov 1994 08:49:37 GMT"},
+                    {"Expect", "100-continue"},
+                    {"Trailer", "X-Checksum"},
+                    {"Keep-Alive", "timeout=5"},
+                    {"Content-Disposition", "attachment; filename=\xe9"},
+                    {"Content-Type", "text/plain"}});
+  ASSERT_TRUE(r.result.valid);
+  EXPECT_EQ(r.result.fields,
+            static_cast<uint32_t>(kFieldConnection | kFieldConnectionClose |
+                                  kFieldConnectionNotClose |
+                                  kFieldContentLength | kFieldTransferEncoding |
+                                  kFieldChunked | kFieldDate | kFieldExpect |
+                                  kFieldTrailer | kFieldKeepAlive |
+                                  kFieldContentDispositionNonAscii));
+  // Each field alone: the union of one is MatchField().
+  for (const Field& f : std::vector<Field>{{"Connection", "close"},
+                                           {"Keep-Alive", "timeout=5"},
+                                           {"Transfer-Encoding", "gzip"},
+                                           {"X-Other", "close"}}) {
+    const Rendered one = RenderFields(200, "OK", {f});
+    ASSERT_TRUE(one.result.valid);
+    EXPECT_EQ(one.result.fields, Match(f.name, f.value)) << f.name;
+  }
+}
+
+int64_t ContentLengthOf(const std::vector<Field>& fields) {
+  const Rendered r = RenderFields(200, "OK", fields);
+  EXPECT_TRUE(r.result.valid);
+  return r.result.content_length;
+}
+
+TEST(RenderStatusAndFields, ContentLengthIsTheLastPlainDecimalField) {
+  EXPECT_EQ(ContentLengthOf({}), -1);
+  EXPECT_EQ(ContentLengthOf({{"X-Length", "5"}}), -1);
+  EXPECT_EQ(ContentLengthOf({{"Content-Length", "0"}}), 0);
+  EXPECT_EQ(ContentLengthOf({{"Content-Length", "5"}}), 5);
+  EXPECT_EQ(ContentLengthOf({{"content-length", "00012"}}), 12);
+  EXPECT_EQ(ContentLengthOf({{"CONTENT-LENGTH", "1234567890"}}), 1234567890);
+  // 15 digits: the most that `+value` reads exactly in every case.
+  EXPECT_EQ(ContentLengthOf({{"Content-Length", "999999999999999"}}),
+            999999999999999);
+  EXPECT_EQ(ContentLengthOf({{"Content-Length", "123456789012345"}}),
+            123456789012345);
+  // Anything else is lib/'s to read (`+value`): -1.
+  for (const char* value :
+       {" 12", "12 ", "0x10", "", "1234567890123456", "9999999999999999", "+5",
+        "-1", "1e3", "1.5", "5,5", "\t5", "\xb5"}) {
+    EXPECT_EQ(ContentLengthOf({{"Content-Length", value}}), -1)
+        << "'" << value << "'";
+  }
+  // The last Content-Length field decides, plain or not.
+  EXPECT_EQ(ContentLengthOf({{"Content-Length", "5"},
+                             {"Content-Type", "text/plain"},
+                             {"Content-Length", "7"}}),
+            7);
+  EXPECT_EQ(
+      ContentLengthOf({{"Content-Length", "abc"}, {"Content-Length", "7"}}), 7);
+  EXPECT_EQ(
+      ContentLengthOf({{"Content-Length", "5"}, {"Content-Length", " 7"}}), -1);
+  EXPECT_EQ(ContentLengthOf({{"Content-Length", "5"}, {"Content-Length", ""}}),
+            -1);
+  // Without validation too.
+  const Rendered r = RenderFields(200, "OK", {{"Content-Length", "42"}}, false);
+  ASSERT_TRUE(r.result.valid);
+  EXPECT_EQ(r.result.content_length, 42);
+}
+
+TEST(RenderStatusAndFields, AppendsAfterWhatIsThere) {
+  // The addon renders the head after a string body in the writer's cork
+  // buffer: nothing before it is cleared.
+  const std::string body = "body bytes before the head";
+  const Rendered r =
+      RenderText(201, Joined("Created", {{"Location", "/x"}}), 1, true, body);
+  ASSERT_TRUE(r.result.valid);
+  EXPECT_EQ(r.bytes, body + "HTTP/1.1 201 Created\r\nLocation: /x\r\n");
+  // Enough fields to grow the buffer several times: the bytes before stay.
+  std::vector<Field> many;
+  std::string expected = body + "HTTP/1.1 200 OK\r\n";
+  for (int i = 0; i < 200; i++) {
+    many.push_back({"X-Field-" + std::to_string(i), std::string(i % 37, 'v')});
+    expected += many.back().name + ": " + many.back().value + "\r\n";
+  }
+  const Rendered big = RenderText(200, Joined("OK", many), 200, true, body);
+  ASSERT_TRUE(big.result.valid);
+  EXPECT_EQ(big.bytes, expected);
+}
+
 }  // namespace
 }  // namespace fast_response

@@ -32,7 +32,7 @@ const originalEnd = http.ServerResponse.prototype.end;
  * Loads the package for `method` and installs what it needs. Returns
  * { fr, skip, internals }: `skip` is why the method cannot run with this
  * package (an older ref without it), else null; `internals` (method=bound)
- * the package's lib/write.js. `end` loads nothing: pure Node.
+ * the package's write path (boundInternals()). `end` loads nothing: pure Node.
  */
 function prepare(method) {
   if (method === 'end') return { fr: null, skip: null };
@@ -64,15 +64,8 @@ function prepare(method) {
       break;
     case 'bound': {
       // benchmark/http/bound.js: the package's own write path, no rendering.
-      let internals;
-      try {
-        internals = require(path.join(packagePath, 'lib', 'write.js'));
-      } catch {
-        internals = {};
-      }
-      if (typeof internals.writeRendered !== 'function' || typeof internals.complete !== 'function') {
-        return missing('lib/write.js writeRendered() and complete()');
-      }
+      const internals = boundInternals(packagePath);
+      if (internals === null) return missing('the addon\'s writeRendered() and lib/ complete()');
       return { fr, skip: null, internals };
     }
     case 'patched':
@@ -111,6 +104,53 @@ function readStats(fr) {
 
 function resetStats(fr) {
   if (fr !== null && typeof fr.resetStats === 'function') fr.resetStats();
+}
+
+/**
+ * What benchmark/http/bound.js calls, for this package's layout (the addon's
+ * `layout`, lib/complete.js) or an older one (lib/write.js, when comparing
+ * git refs): writeRendered(fd, head, body, bodyFlags, units) -> bytes not
+ * written, written() -> bytes writev(2) took, complete(res, written,
+ * remaining, chunk), and the body kinds. null when neither is there.
+ */
+function boundInternals(packagePath) {
+  const lib = (name) => {
+    try {
+      return require(path.join(packagePath, 'lib', name));
+    } catch {
+      return null;
+    }
+  };
+  const loaded = lib('binding.js');
+  const completion = lib('complete.js');
+  if (loaded !== null && loaded.binding !== null && loaded.binding.layout !== undefined && completion !== null) {
+    const { binding, args, results } = loaded;
+    const L = { ...binding.layout };
+    return {
+      BODY_BYTES: L.BODY_BYTES,
+      BODY_UTF8: L.BODY_UTF8,
+      HEAD_UTF8: L.HEAD_UTF8,
+      writeRendered(fd, head, body, bodyFlags, units) {
+        args[L.ARG_FD] = fd;
+        args[L.ARG_BODY_FLAGS] = bodyFlags;
+        args[L.ARG_BODY_UNITS] = units;
+        args[L.ARG_HEAD_UNITS] = head.length;
+        return binding.writeRendered(head, body);
+      },
+      written: () => results[L.RESULT_WRITTEN],
+      complete: (res, written, remaining, chunk) => completion.complete(res, written, remaining, chunk, undefined),
+    };
+  }
+  const old = lib('write.js');
+  if (old === null || typeof old.writeRendered !== 'function' || typeof old.complete !== 'function') return null;
+  return {
+    BODY_BYTES: old.BODY_BYTES,
+    BODY_UTF8: old.BODY_UTF8,
+    HEAD_UTF8: old.HEAD_UTF8,
+    writeRendered: old.writeRendered,
+    written: () => old.results[3],
+    complete: (res, written, remaining, chunk) => old.complete(res, res.socket, written, remaining, chunk, undefined),
+  };
 }
 
 /**

@@ -20,7 +20,7 @@ const {
   ARG_FD, ARG_STATUS_CODE, ARG_FIELD_COUNT, ARG_STATE_BITS, ARG_KEEP_ALIVE_SECONDS,
   ARG_MAX_REQUESTS, ARG_BODY_FLAGS, ARG_BODY_UNITS, ARG_HEAD_UNITS,
   RESULT_REMAINING, RESULT_BODY_LENGTH, RESULT_WRITTEN, RESULT_REASON, STEP_ASIDE_NAMES,
-  BODY_NONE, BODY_BYTES, BODY_KIND_MASK, HEAD_UTF8, CHUNKED,
+  BODY_NONE, BODY_UTF8, BODY_BYTES, BODY_KIND_MASK, HEAD_UTF8, CHUNKED,
   SEND_DATE, SHOULD_KEEP_ALIVE, USE_CHUNKED_BY_DEFAULT, HAS_BODY, REMOVED_CONNECTION,
   REMOVED_CONTENT_LENGTH, REMOVED_TRANSFER_ENCODING, MAX_REQUESTS_REACHED, LAST,
   KEEP_ALIVE_TIMEOUT_SET, VALIDATE, CONTENT_LENGTH_AS_FIELD,
@@ -174,7 +174,7 @@ function writeNodeHead(res, fd, body, kind, callback) {
 function renderByNode(res, body, kind, callback) {
   res._contentLength = (kind & BODY_KIND_MASK) === BODY_BYTES ?
     body.byteLength :
-    Buffer.byteLength(body, (kind & BODY_KIND_MASK) === layout.BODY_UTF8 ? 'utf8' : 'latin1');
+    Buffer.byteLength(body, (kind & BODY_KIND_MASK) === BODY_UTF8 ? 'utf8' : 'latin1');
   // Corked around it as in Node's end(): a writeHead() that throws leaves
   // the socket corked there too (the next end() uncorks it).
   const socket = res.socket;

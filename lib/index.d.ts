@@ -52,6 +52,78 @@ declare namespace fastResponse {
     send(res: ServerResponse, data?: Body): ServerResponse;
   }
 
+  /**
+   * Why a call went to Node's own code (stats().reasons), as lib/reasons.js
+   * names them:
+   * - 'no-addon': the native addon did not load (see loadError)
+   * - 'end-replaced': the response's end() is not Node's (compression, an APM agent): it is called
+   * - 'writehead-replaced': the response's writeHead() is not Node's: send() calls it
+   * - 'not-http1': not an http.ServerResponse (the HTTP/2 compatibility API): its own end() is called
+   * - 'no-body': end() without data: nothing to write fast
+   * - 'empty-body': an empty string or Buffer: Node writes no body
+   * - 'body-type': a body that is not a string, Buffer or Uint8Array: Node throws
+   * - 'encoding': a string encoding Node knows and the addon does not write, whose bytes differ from Buffer.byteLength's count
+   * - 'finished': the response was already ended or destroyed
+   * - 'head-sent': the head went out already (res.write() before end())
+   * - 'strict-content-length': strictContentLength: Node checks the body against Content-Length
+   * - 'chunked': the head says chunked and Node frames the body (trailers, or an empty chunk)
+   * - 'no-head': Node rendered no head (trailers on Node 18)
+   * - 'head-rendered': send() after writeHead(): Node throws or merges
+   * - 'header-map': send() after setHeader(): writeHead() merges with the header map
+   * - 'status-message': template().send() on a response whose statusMessage is not the template's
+   * - 'unique-headers': the server's uniqueHeaders option joins an array value of this field
+   * - 'keep-alive-value': a keepAliveTimeout or maxRequestsPerSocket the addon cannot print as Node does
+   * - 'body-not-allowed': the server's rejectNonStandardBodyWrites refuses a body here: Node throws
+   * - 'removed-connection': Node 18 closes the connection after removeHeader('Connection')
+   * - 'queued': the response has output queued (outputData)
+   * - 'not-current': the response waits behind the socket's current one (pipelining)
+   * - 'tls': the socket is TLS: the bytes must be encrypted
+   * - 'socket-write-replaced': socket.write() is wrapped (instrumentation must see the bytes)
+   * - 'socket-closed': the socket is destroyed or not writable
+   * - 'socket-busy': the socket has writes queued, or is corked
+   * - 'no-fd': the socket has no file descriptor (not a TCP or pipe handle)
+   * - 'invalid': a status code, reason phrase, field-name or field-value fails Node's checks: Node throws
+   * - 'field-transfer-encoding': a Transfer-Encoding field: Node frames the body
+   * - 'field-expect': an Expect field: Node waits for 100-continue
+   * - 'field-trailer': a Trailer field: Node writes trailers after the last chunk
+   * - 'field-content-disposition': a Content-Disposition Node re-encodes through a Buffer (non-ASCII, or not a string)
+   * - 'chunked-body': the head needs chunk framing (Content-Length removed): Node frames the body
+   */
+  type FallbackReason =
+    | 'no-addon'
+    | 'end-replaced'
+    | 'writehead-replaced'
+    | 'not-http1'
+    | 'no-body'
+    | 'empty-body'
+    | 'body-type'
+    | 'encoding'
+    | 'finished'
+    | 'head-sent'
+    | 'strict-content-length'
+    | 'chunked'
+    | 'no-head'
+    | 'head-rendered'
+    | 'header-map'
+    | 'status-message'
+    | 'unique-headers'
+    | 'keep-alive-value'
+    | 'body-not-allowed'
+    | 'removed-connection'
+    | 'queued'
+    | 'not-current'
+    | 'tls'
+    | 'socket-write-replaced'
+    | 'socket-closed'
+    | 'socket-busy'
+    | 'no-fd'
+    | 'invalid'
+    | 'field-transfer-encoding'
+    | 'field-expect'
+    | 'field-trailer'
+    | 'field-content-disposition'
+    | 'chunked-body';
+
   interface Stats {
     /** Responses written with one writev(2), all bytes taken by the kernel. */
     fast: number;
@@ -63,17 +135,10 @@ declare namespace fastResponse {
     /** Calls that went to Node's own code. */
     fallback: number;
     /**
-     * Fallbacks by reason: 'no-body', 'empty-body', 'body-type', 'encoding',
-     * 'finished', 'head-sent', 'strict-content-length', 'chunked', 'queued',
-     * 'not-current', 'tls', 'socket-closed', 'socket-busy', 'no-fd',
-     * 'body-not-allowed', 'invalid', 'head-fields', 'unique-headers',
-     * 'keep-alive-value', 'end-replaced', 'writehead-replaced', 'not-http1',
-     * 'header-map', 'head-rendered', 'template-node-path', 'no-addon',
-     * 'no-head' (Node rendered no head: trailers), 'removed-connection'
-     * (Node 18 after removeHeader('Connection')), 'socket-write-replaced'
-     * (socket.write wrapped by instrumentation).
+     * Fallbacks by reason (only the reasons seen are present); each name
+     * and its meaning: FallbackReason and lib/reasons.js.
      */
-    reasons: Record<string, number>;
+    reasons: Partial<Record<FallbackReason, number>>;
   }
 
   interface InstallOptions {

@@ -2,15 +2,17 @@
 
 // `npm run test:mutation`: does the conformance suite have teeth?
 //
-// Copies the package (sources, binding.gyp, test/matrix.test.js,
-// test/edges.test.js and their harness and helpers; node_modules symlinked) to a
-// temporary directory, builds the addon there, checks that the unmutated
-// copy passes, then applies one small breaking edit at a time to the copy
-// (rebuilding it when the edit is in src/), runs test/matrix.test.js and
-// test/edges.test.js there and requires every mutant to be killed: at least
-// one test fails. The sources in this repository are never modified.
+// Copies the package (sources, binding.gyp, the suites of SUITES and their
+// harness and helpers; node_modules symlinked) to a temporary directory,
+// builds the addon there, checks that the unmutated copy passes, then
+// applies one small breaking edit at a time to the copy (rebuilding it when
+// the edit is in src/), runs the suites there in order until one fails and
+// requires every mutant to be killed: at least one test fails. The sources
+// in this repository are never modified. The layout mutants drift the
+// contract between lib/ and the addon (src/layout.h): a name exported with
+// another's bit or slot.
 //
-// Prints the table mutant -> killed by matrix / edges, and exits non-zero
+// Prints the table mutant -> the suite that killed it, and exits non-zero
 // when a mutant survives or an edit no longer applies (the code it targets
 // changed: update the mutant).
 //
@@ -32,11 +34,17 @@ const verbose = args.includes('--verbose');
 const onlyAt = args.indexOf('--only');
 const only = onlyAt === -1 ? null : new Set(args[onlyAt + 1].split(','));
 
+const SUITES = {
+  matrix: 'test/matrix.test.js',
+  edges: 'test/edges.test.js',
+  end: 'test/end.test.js',
+  send: 'test/send.test.js',
+  reasons: 'test/reasons.test.js',
+};
 const COPY = [
-  'binding.gyp', 'package.json', 'register.js', 'lib', 'src',
-  'test/matrix.test.js', 'test/matrix-harness.js', 'test/edges.test.js', 'test/helpers',
+  'binding.gyp', 'package.json', 'register.js', 'lib', 'src', 'test/matrix-harness.js', 'test/helpers',
+  'test/fixtures', ...Object.values(SUITES),
 ];
-const SUITES = { matrix: 'test/matrix.test.js', edges: 'test/edges.test.js' };
 const RUN_TIMEOUT_MS = 300000;
 
 // Each mutant: one exact piece of text replaced in one file (`all`: every
@@ -97,70 +105,132 @@ const MUTANTS = [
     name: 'native-body-for-head',
     what: 'send the body for HEAD / 204 / 304 (writeResponse)',
     file: 'src/addon.cc',
-    from: '  if (state.has_body) {\n    if (!LoadBody(',
-    to: '  if (true) {\n    if (!LoadBody(',
+    from: '    if (state.has_body) SendBody(body, false);',
+    to: '    if (true) SendBody(body, false);',
+  },
+  // src/message.cc: which fields make the path step aside.
+  {
+    name: 'step-aside-no-expect',
+    what: 'an Expect field no longer makes the path step aside',
+    file: 'src/message.cc',
+    from: '  if ((fields & kFieldExpect) != 0) return kStepAsideExpect;\n',
+    to: '',
+  },
+  // src/layout.h: the contract drifting. lib/ reads every value from the
+  // addon, so a drift is one name bound to another's value (two copies of
+  // a layout drifting apart is what this stands for).
+  {
+    name: 'layout-result-bits-swapped',
+    what: 'RESULT_LAST and RESULT_SHOULD_KEEP_ALIVE exported with each other\'s bit',
+    file: 'src/layout.h',
+    from: '{"RESULT_LAST", kResultLast},',
+    to: '{"RESULT_LAST", kResultShouldKeepAlive},',
+    also: { from: '{"RESULT_SHOULD_KEEP_ALIVE", kResultShouldKeepAlive},', to: '{"RESULT_SHOULD_KEEP_ALIVE", kResultLast},' },
+  },
+  {
+    name: 'layout-keep-alive-field-drift',
+    what: 'RESULT_KEEP_ALIVE_FIELD exported as the Connection field\'s bit',
+    file: 'src/layout.h',
+    from: '{"RESULT_KEEP_ALIVE_FIELD", kResultKeepAliveField},',
+    to: '{"RESULT_KEEP_ALIVE_FIELD", kResultConnectionField},',
+  },
+  {
+    name: 'layout-connection-field-drift',
+    what: 'RESULT_CONNECTION_FIELD exported as the Keep-Alive field\'s bit',
+    file: 'src/layout.h',
+    from: '{"RESULT_CONNECTION_FIELD", kResultConnectionField},',
+    to: '{"RESULT_CONNECTION_FIELD", kResultKeepAliveField},',
+  },
+  {
+    name: 'layout-state-bits-swapped',
+    what: 'SEND_DATE and HAS_BODY exported with each other\'s bit',
+    file: 'src/layout.h',
+    from: '{"SEND_DATE", kSendDate},',
+    to: '{"SEND_DATE", kHasBody},',
+    also: { from: '{"HAS_BODY", kHasBody},', to: '{"HAS_BODY", kSendDate},' },
+  },
+  {
+    name: 'layout-arg-index-shifted',
+    what: 'ARG_KEEP_ALIVE_SECONDS exported as the next slot (maxRequests)',
+    file: 'src/layout.h',
+    from: '{"ARG_KEEP_ALIVE_SECONDS", kArgKeepAliveSeconds},',
+    to: '{"ARG_KEEP_ALIVE_SECONDS", kArgMaxRequests},',
+  },
+  {
+    name: 'layout-result-index-shifted',
+    what: 'RESULT_BODY_LENGTH exported as the next slot (bytes written)',
+    file: 'src/layout.h',
+    from: '{"RESULT_BODY_LENGTH", kResultBodyLength},',
+    to: '{"RESULT_BODY_LENGTH", kResultWritten},',
+  },
+  {
+    name: 'js-arg-index-shifted',
+    what: 'lib/ stores maxRequests one slot off',
+    file: 'lib/gate.js',
+    from: '  args[ARG_MAX_REQUESTS] = max;',
+    to: '  args[ARG_MAX_REQUESTS + 1] = max;',
   },
   // lib/: conditions, bookkeeping.
   {
     name: 'js-body-for-head',
     what: 'send the body for HEAD / 204 / 304 (a head rendered by writeHead())',
-    file: 'lib/end.js',
-    from: 'const bodyFlags = !res._hasBody ? w.BODY_NONE :',
-    to: 'const bodyFlags = false ? w.BODY_NONE :',
+    file: 'lib/gate.js',
+    from: 'args[ARG_BODY_FLAGS] = !res._hasBody ? BODY_NONE :',
+    to: 'args[ARG_BODY_FLAGS] = false ? BODY_NONE :',
   },
   {
     name: 'js-has-body-bit',
     what: 'tell the addon every response has a body',
-    file: 'lib/write.js',
+    file: 'lib/gate.js',
     from: 'if (res._hasBody) bits |= HAS_BODY;',
     to: 'bits |= HAS_BODY;',
   },
   {
     name: 'js-keep-alive-round',
     what: '`Keep-Alive: timeout=` rounded instead of floored',
-    file: 'lib/write.js',
+    file: 'lib/gate.js',
     from: 'Math.floor(t / 1000)',
     to: 'Math.round(t / 1000)',
   },
   {
     name: 'js-no-keep-alive-timeout',
     what: 'never ask for the `Keep-Alive: timeout=` line',
-    file: 'lib/write.js',
+    file: 'lib/gate.js',
     from: 'if (res._keepAliveTimeout && res._defaultKeepAlive) bits |= KEEP_ALIVE_TIMEOUT_SET;',
     to: '',
   },
   {
     name: 'js-no-max',
     what: 'drop `max=` (maxRequestsPerSocket) from Keep-Alive',
-    file: 'lib/write.js',
+    file: 'lib/gate.js',
     from: 'return Number.isSafeInteger(m) ? m : NaN;',
     to: 'return 0;',
   },
   {
     name: 'js-content-length-state',
     what: 'off-by-one in `_contentLength` (state only, bytes unchanged)',
-    file: 'lib/end.js',
-    from: 'res._contentLength = results[2];',
-    to: 'res._contentLength = results[2] + 1;',
+    file: 'lib/gate.js',
+    from: 'res._contentLength = results[RESULT_BODY_LENGTH];',
+    to: 'res._contentLength = results[RESULT_BODY_LENGTH] + 1;',
   },
   {
     name: 'js-header-state',
     what: '`_header` not the rendered head (state only)',
-    file: 'lib/write.js',
+    file: 'lib/complete.js',
     from: 'res._header = header;',
     to: 'res._header = header.toLowerCase();',
   },
   {
     name: 'js-finish-before-prefinish',
     what: "emit 'finish' before 'prefinish'",
-    file: 'lib/write.js',
+    file: 'lib/complete.js',
     from: 'if (!res.chunkedEncoding) return nodeEnd.call(res, null, null, callback);',
     to: "res.emit('finish');\n  if (!res.chunkedEncoding) return nodeEnd.call(res, null, null, callback);",
   },
   {
     name: 'js-skip-callback',
     what: "skip the end() callback in the bookkeeping call",
-    file: 'lib/write.js',
+    file: 'lib/complete.js',
     from: 'nodeEnd.call(res, null, null, callback)',
     to: 'nodeEnd.call(res, null, null)',
     all: true,
@@ -168,7 +238,7 @@ const MUTANTS = [
   {
     name: 'js-skip-bookkeeping',
     what: "skip Node's end() bookkeeping (no 'prefinish' / 'finish')",
-    file: 'lib/write.js',
+    file: 'lib/complete.js',
     from: 'if (!res.chunkedEncoding) return nodeEnd.call(res, null, null, callback);',
     to: 'if (!res.chunkedEncoding) {\n    res.finished = true;\n    return res;\n  }',
   },
@@ -224,12 +294,16 @@ function firstError(output) {
   return at === -1 ? '' : lines.slice(at, at + 12).join('\n').slice(0, 3000);
 }
 
+// Applies one edit (and its `also`, a second edit in the same file).
 function applyMutant(dir, m) {
   const file = path.join(dir, m.file);
-  const text = fs.readFileSync(file, 'utf8');
-  const count = text.split(m.from).length - 1;
-  if (count === 0 || (!m.all && count !== 1)) return false;
-  fs.writeFileSync(file, m.all ? text.split(m.from).join(m.to) : text.replace(m.from, () => m.to));
+  let text = fs.readFileSync(file, 'utf8');
+  for (const edit of m.also ? [m, m.also] : [m]) {
+    const count = text.split(edit.from).length - 1;
+    if (count === 0 || (!m.all && count !== 1)) return false;
+    text = m.all ? text.split(edit.from).join(edit.to) : text.replace(edit.from, () => edit.to);
+  }
+  fs.writeFileSync(file, text);
   return true;
 }
 
@@ -272,7 +346,7 @@ function main() {
       if (only !== null && !only.has(m.name)) continue;
       const t0 = Date.now();
       const native = m.file.startsWith('src/');
-      const row = { name: m.name, what: m.what, matrix: '-', edges: '-', killed: 'no', note: '' };
+      const row = { name: m.name, what: m.what, killedBy: '-', killed: 'no', note: '' };
       rows.push(row);
       if (!applyMutant(dir, m)) {
         row.killed = 'NOT APPLIED';
@@ -285,27 +359,29 @@ function main() {
           row.killed = 'BUILD FAILED';
           continue;
         }
-        const notes = [];
+        // The suites in order until one fails: that one killed the mutant.
+        row.killed = 'NO';
         for (const suite of Object.keys(SUITES)) {
           const r = runSuite(dir, suite);
-          row[suite] = r.result === 'passed' ? 'survived' : (r.result === 'timeout' ? 'killed (timeout)' : 'killed');
-          if (r.detail) notes.push(`${suite}: ${r.detail}`);
-          if (verbose && r.result !== 'passed') console.log(`${suite}:\n${firstError(r.output)}`);
+          if (r.result === 'passed') continue;
+          row.killed = 'yes';
+          row.killedBy = r.result === 'timeout' ? `${suite} (timeout)` : suite;
+          row.note = r.detail;
+          if (verbose) console.log(`${suite}:\n${firstError(r.output)}`);
+          break;
         }
-        row.killed = row.matrix !== 'survived' || row.edges !== 'survived' ? 'yes' : 'NO';
-        row.note = notes.join('; ');
       } finally {
         restore(dir, m);
         if (native) fs.copyFileSync(pristineAddon, addon);
       }
-      console.log(`${m.name}: killed ${row.killed} (matrix ${row.matrix}, edges ${row.edges}) ` +
+      console.log(`${m.name}: killed ${row.killed} (by ${row.killedBy}: ${row.note}) ` +
         `${((Date.now() - t0) / 1000).toFixed(1)} s`);
     }
 
-    console.log('\n| mutant | edit | matrix | edges | killed |');
-    console.log('|---|---|---|---|---|');
+    console.log('\n| mutant | edit | killed by | killed |');
+    console.log('|---|---|---|---|');
     for (const r of rows) {
-      console.log(`| ${r.name} | ${r.what} | ${r.matrix} | ${r.edges} | ${r.killed} |`);
+      console.log(`| ${r.name} | ${r.what} | ${r.killedBy} | ${r.killed} |`);
     }
     const bad = rows.filter((r) => r.killed !== 'yes');
     console.log(`\n${rows.length - bad.length} of ${rows.length} mutants killed ` +

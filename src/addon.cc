@@ -54,16 +54,40 @@ class FastResponse : public Napi::Addon<FastResponse> {
             InstanceValue("layout", constants, napi_enumerable),
             InstanceValue("results", results, napi_enumerable),
             InstanceValue("args", args, napi_enumerable),
-            InstanceMethod("writeResponse", &FastResponse::WriteResponse),
+            HotMethod<&FastResponse::WriteResponse>(env, "writeResponse"),
+            HotMethod<&FastResponse::WriteTemplate>(env, "writeTemplate"),
+            HotMethod<&FastResponse::WriteRendered>(env, "writeRendered"),
             InstanceMethod("compileTemplate", &FastResponse::CompileTemplate),
-            InstanceMethod("writeTemplate", &FastResponse::WriteTemplate),
-            InstanceMethod("writeRendered", &FastResponse::WriteRendered),
             InstanceMethod("pending", &FastResponse::Pending),
             InstanceMethod("formatDate", &FastResponse::FormatDate),
         });
   }
 
  private:
+  using Hot = napi_value (FastResponse::*)(napi_env, napi_value, napi_value);
+
+  // The write calls, one per response, skip node-addon-api's CallbackInfo
+  // and instance lookup: a plain Node-API callback with this instance as
+  // its data (benchmark/calls.js --callgrind: about 100 instructions a call
+  // less than InstanceMethod()).
+  template <Hot method>
+  static napi_value HotCallback(napi_env env, napi_callback_info info) {
+    napi_value argv[2];
+    size_t argc = 2;
+    void* self = nullptr;
+    if (napi_get_cb_info(env, info, &argc, argv, nullptr, &self) != napi_ok ||
+        argc != 2)
+      return ArgumentsError(env, "write");
+    return (static_cast<FastResponse*>(self)->*method)(env, argv[0], argv[1]);
+  }
+  template <Hot method>
+  AddonProp HotMethod(Napi::Env env, const char* name) {
+    napi_value fn = nullptr;
+    napi_create_function(env, name, NAPI_AUTO_LENGTH, HotCallback<method>, this,
+                         &fn);
+    return InstanceValue(name, Napi::Value(env, fn), napi_default);
+  }
+
   // writeResponse(text, body), args: fd, statusCode, fieldCount, stateBits,
   // keepAliveSeconds, maxRequests, bodyFlags, bodyUnits. `text`: the
   // reason phrase and fieldCount fields (RenderStatusAndFields()).
@@ -71,12 +95,10 @@ class FastResponse : public Napi::Addon<FastResponse> {
   // and body with one writev(2). Returns the head as a latin1 string
   // (`_header`), or undefined with results[kResultReason] saying why
   // nothing was written.
-  Napi::Value WriteResponse(const Napi::CallbackInfo& info) {
-    if (info.Length() != 2) return ArgumentsError(info.Env(), "writeResponse");
+  napi_value WriteResponse(napi_env env, napi_value text, napi_value data) {
     const uint32_t state_bits = static_cast<uint32_t>(args_[kArgStateBits]);
-    if (!ReadLatin1(info.Env(), info[0]))
-      return SteppedAside(kStepAsideInvalid);
-    return RenderAndWrite(info, info[1], [&](HeadBuffer* head) {
+    if (!ReadLatin1(env, text)) return SteppedAside(kStepAsideInvalid);
+    return RenderAndWrite(env, data, text_ascii_, [&](HeadBuffer* head) {
       return RenderStatusAndFields(
           head, static_cast<int>(args_[kArgStatusCode]),
           reinterpret_cast<const uint8_t*>(text_.data()), text_.size(),
@@ -84,6 +106,12 @@ class FastResponse : public Napi::Addon<FastResponse> {
           (state_bits & kValidate) != 0);
     });
   }
+
+  // What a compiled template's Buffer holds before its bytes.
+  struct TemplatePrefix {
+    uint32_t fields;  // FieldFlag union
+    uint32_t ascii;   // 1: every byte is ASCII
+  };
 
   // compileTemplate(statusCode, text, count): validates and renders the
   // status line and fields once (`text` as for writeResponse()). Returns a
@@ -93,11 +121,11 @@ class FastResponse : public Napi::Addon<FastResponse> {
   // undefined (results[kResultReason] = kStepAsideInvalid).
   Napi::Value CompileTemplate(const Napi::CallbackInfo& info) {
     if (info.Length() != 3)
-      return ArgumentsError(info.Env(), "compileTemplate");
+      return Napi::Value(info.Env(),
+                         ArgumentsError(info.Env(), "compileTemplate"));
     HeadBuffer& cork = writer_.cork();
     writer_.Clear();
-    // The Buffer starts with the fields' FieldFlag union (4 bytes).
-    cork.Extend(sizeof(uint32_t));
+    cork.Extend(sizeof(TemplatePrefix));
     FieldsResult f;
     if (ReadLatin1(info.Env(), info[1])) {
       f = RenderStatusAndFields(&cork, info[0].As<Napi::Number>().Int32Value(),
@@ -107,9 +135,10 @@ class FastResponse : public Napi::Addon<FastResponse> {
     }
     if (!f.valid) {
       writer_.Clear();
-      return SteppedAside(kStepAsideInvalid);
+      return Napi::Value(info.Env(), SteppedAside(kStepAsideInvalid));
     }
-    std::memcpy(cork.mutable_data(), &f.fields, sizeof(f.fields));
+    const TemplatePrefix prefix = {f.fields, text_ascii_ ? 1u : 0u};
+    std::memcpy(cork.mutable_data(), &prefix, sizeof(prefix));
     results_[kResultReason] = StepAsideForFields(f.fields);
     results_[kResultBits] = ResultBits(HeadResult(), f.fields) &
                             (kResultConnectionField | kResultKeepAliveField |
@@ -124,17 +153,19 @@ class FastResponse : public Napi::Addon<FastResponse> {
   // writeTemplate(prepared, body), args: fd, stateBits, keepAliveSeconds,
   // maxRequests, bodyFlags, bodyUnits. As writeResponse(), with the status
   // line and fields from compileTemplate()'s Buffer.
-  Napi::Value WriteTemplate(const Napi::CallbackInfo& info) {
-    if (info.Length() != 2 || !info[0].IsBuffer())
-      return ArgumentsError(info.Env(), "writeTemplate");
-    Napi::Buffer<uint8_t> prepared = info[0].As<Napi::Buffer<uint8_t>>();
-    if (prepared.Length() < sizeof(uint32_t))
-      return ArgumentsError(info.Env(), "writeTemplate");
-    return RenderAndWrite(info, info[1], [&](HeadBuffer* head) {
+  napi_value WriteTemplate(napi_env env, napi_value prepared, napi_value data) {
+    void* bytes = nullptr;
+    size_t length = 0;
+    if (napi_get_buffer_info(env, prepared, &bytes, &length) != napi_ok ||
+        length < sizeof(TemplatePrefix))
+      return ArgumentsError(env, "writeTemplate");
+    TemplatePrefix prefix;
+    std::memcpy(&prefix, bytes, sizeof(prefix));
+    return RenderAndWrite(env, data, prefix.ascii != 0, [&](HeadBuffer* head) {
       FieldsResult f;
-      std::memcpy(&f.fields, prepared.Data(), sizeof(f.fields));
-      head->AppendRaw(prepared.Data() + sizeof(uint32_t),
-                      prepared.Length() - sizeof(uint32_t));
+      f.fields = prefix.fields;
+      head->AppendRaw(static_cast<const uint8_t*>(bytes) + sizeof(prefix),
+                      length - sizeof(prefix));
       f.valid = true;
       return f;
     });
@@ -144,9 +175,7 @@ class FastResponse : public Napi::Addon<FastResponse> {
   // Writes a head Node already rendered (`_header`, after writeHead()) and
   // the body; a chunked head (kChunked) gets the body as one chunk and the
   // last chunk. Returns the number of bytes not written.
-  Napi::Value WriteRendered(const Napi::CallbackInfo& info) {
-    napi_env env = info.Env();
-    if (info.Length() != 2) return ArgumentsError(env, "writeRendered");
+  napi_value WriteRendered(napi_env env, napi_value header, napi_value data) {
     writer_.Clear();
     HeadBuffer& cork = writer_.cork();
     const uint32_t body_flags = static_cast<uint32_t>(args_[kArgBodyFlags]);
@@ -158,12 +187,12 @@ class FastResponse : public Napi::Addon<FastResponse> {
     char* p = cork.Extend(room);
     size_t n = 0;
     const napi_status status =
-        utf8 ? napi_get_value_string_utf8(env, info[0], p, room, &n)
-             : napi_get_value_string_latin1(env, info[0], p, room, &n);
+        utf8 ? napi_get_value_string_utf8(env, header, p, room, &n)
+             : napi_get_value_string_latin1(env, header, p, room, &n);
     if (status != napi_ok) return ArgumentsError(env, "writeRendered");
     cork.Truncate(n);
     Body body;
-    if (!LoadBody(env, info[1], body_flags,
+    if (!LoadBody(env, data, body_flags,
                   static_cast<size_t>(args_[kArgBodyUnits]), &body))
       return BodyError(env);
     writer_.SendCopied(0, n);
@@ -171,7 +200,9 @@ class FastResponse : public Napi::Addon<FastResponse> {
     const double remaining = Flush();
     results_[kResultRemaining] = remaining;
     results_[kResultBodyLength] = static_cast<double>(body.length);
-    return Napi::Number::New(env, remaining);
+    napi_value out;
+    napi_create_double(env, remaining, &out);
+    return out;
   }
 
   // pending(): what the last write left unwritten, in order: a Buffer (a
@@ -205,11 +236,12 @@ class FastResponse : public Napi::Addon<FastResponse> {
   // The shared path of writeResponse() and writeTemplate(): the body into
   // the cork buffer (its length decides Content-Length), then the head from
   // `render` (status line and the caller's fields), completed by
-  // FinishResponseHead(), then one writev(2).
+  // FinishResponseHead(), then one writev(2). `ascii`: the caller's part of
+  // the head is ASCII (what FinishResponseHead() adds always is), so its
+  // UTF-8 form is the same bytes.
   template <typename Render>
-  Napi::Value RenderAndWrite(const Napi::CallbackInfo& info, napi_value data,
-                             Render render) {
-    napi_env env = info.Env();
+  napi_value RenderAndWrite(napi_env env, napi_value data, bool ascii,
+                            Render render) {
     writer_.Clear();
     HeadBuffer& cork = writer_.cork();
     const uint32_t state_bits = static_cast<uint32_t>(args_[kArgStateBits]);
@@ -246,7 +278,7 @@ class FastResponse : public Napi::Addon<FastResponse> {
     // `_header + chunk`.
     size_t head_at = head_start;
     size_t head_bytes = head_length;
-    if ((body_flags & kHeadUtf8) != 0) {
+    if ((body_flags & kHeadUtf8) != 0 && !ascii) {
       const size_t end = cork.size();
       if (AppendLatin1AsUtf8(&cork, cork.data() + head_start, head_length)) {
         head_at = end;
@@ -262,7 +294,7 @@ class FastResponse : public Napi::Addon<FastResponse> {
     results_[kResultContentLength] =
         r.content_length_added ? static_cast<double>(body.length)
                                : static_cast<double>(fields.content_length);
-    return Napi::Value(env, header);
+    return header;
   }
 
   // Encodes a string body into the cork buffer, or references a Buffer's.
@@ -323,12 +355,17 @@ class FastResponse : public Napi::Addon<FastResponse> {
     }
   }
 
-  // Queues the body after the head, framed as one chunk when `chunked`.
+  // Queues the body after the head, framed as one chunk when `chunked`
+  // (an empty body: the last chunk alone).
   void SendBody(const Body& body, bool chunked) {
-    if (body.length == 0) return;
     HeadBuffer& cork = writer_.cork();
     if (chunked) {
       const size_t at = cork.size();
+      if (body.length == 0) {
+        cork.AppendRaw(kLastChunk);
+        writer_.SendCopied(at, kLastChunk.size());
+        return;
+      }
       writer_.SendCopied(at, AppendChunkSizeLine(&cork, body.length));
     }
     if (body.external != nullptr) {
@@ -379,25 +416,26 @@ class FastResponse : public Napi::Addon<FastResponse> {
       seen |= from[i];
       to[i] = static_cast<char>(from[i]);
     }
+    text_ascii_ = seen < 0x80;
     return seen <= 0xFF;
   }
 
-  Napi::Value SteppedAside(StepAside reason) {
+  napi_value SteppedAside(StepAside reason) {
     results_[kResultReason] = reason;
-    return Napi::Value();
+    return nullptr;
   }
 
-  static Napi::Value ArgumentsError(napi_env env, const char* call) {
+  static napi_value ArgumentsError(napi_env env, const char* call) {
     const std::string message =
         std::string("fast-response: ") + call + "() arguments";
     napi_throw_type_error(env, "ERR_INVALID_ARG_TYPE", message.c_str());
-    return Napi::Value();
+    return nullptr;
   }
 
-  static Napi::Value BodyError(napi_env env) {
+  static napi_value BodyError(napi_env env) {
     napi_throw_type_error(env, "ERR_INVALID_ARG_TYPE",
                           "fast-response: body must be a string or Uint8Array");
-    return Napi::Value();
+    return nullptr;
   }
 
   Writer writer_;
@@ -405,6 +443,7 @@ class FastResponse : public Napi::Addon<FastResponse> {
   // A reason phrase and fields as read from JavaScript (ReadLatin1()).
   std::u16string units_;
   std::string text_;
+  bool text_ascii_ = true;  // text_ has no byte >= 0x80
   // The Float64Arrays shared with lib/ (layout.h kResult*, kArg*).
   double* results_ = nullptr;
   double* args_ = nullptr;

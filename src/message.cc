@@ -7,6 +7,9 @@ namespace fast_response {
 using namespace layout;  // NOLINT(build/namespaces): the contract's names
 
 StepAside StepAsideForFields(uint32_t fields) {
+  constexpr uint32_t kAny = kFieldTransferEncoding | kFieldExpect |
+                            kFieldTrailer | kFieldContentDispositionNonAscii;
+  if ((fields & kAny) == 0) return kStepAsideNone;
   if ((fields & kFieldTransferEncoding) != 0) return kStepAsideTransferEncoding;
   if ((fields & kFieldExpect) != 0) return kStepAsideExpect;
   if ((fields & kFieldTrailer) != 0) return kStepAsideTrailer;

@@ -58,7 +58,10 @@ uint32_t ResultBits(const HeadResult& r, uint32_t fields);
 constexpr size_t kChunkSizeLineMax = 16 + 2;  // hex digits of 64 bits, CRLF
 // Appends "<hex length>\r\n"; returns its length.
 size_t AppendChunkSizeLine(HeadBuffer* out, uint64_t length);
+// What follows a chunk's data: its CRLF, the last chunk and no trailers.
 constexpr std::string_view kChunkEnd = "\r\n0\r\n\r\n";
+// An empty body: the last chunk alone.
+constexpr std::string_view kLastChunk = kChunkEnd.substr(2);
 
 // Appends `latin1[0..n)` encoded as UTF-8 (each byte >= 0x80 as two bytes),
 // what Node sends for a latin1 head written as part of a UTF-8 string.

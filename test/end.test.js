@@ -107,6 +107,29 @@ describe('connection handling', () => {
       ...removedConnection(),
     }));
 
+  // matchHeader() clears `_removedConnection` for a Connection field, and
+  // `_defaultKeepAlive` for a Keep-Alive field: the state after the head is
+  // compared too.
+  test('removeHeader("Connection"), then a Connection field of the caller\'s', () =>
+    differential({
+      request: get(),
+      handler: ending((res) => {
+        res.removeHeader('Connection');
+        res.setHeader('Connection', 'keep-alive');
+      }, BODY),
+      ...removedConnection(),
+    }));
+
+  test('removeHeader("Connection"), then a Keep-Alive field of the caller\'s', () =>
+    differential({
+      request: get(),
+      handler: ending((res) => {
+        res.removeHeader('Connection');
+        res.setHeader('Keep-Alive', 'timeout=9');
+      }, BODY),
+      ...removedConnection(),
+    }));
+
   for (const timeout of [2500, 999, 0, 65000]) {
     test(`server.keepAliveTimeout = ${timeout}: Keep-Alive: timeout=floor(t/1000) or none`, () =>
       differential({

@@ -79,6 +79,11 @@ function snapshot(res) {
     shouldKeepAlive: res.shouldKeepAlive,
     chunkedEncoding: res.chunkedEncoding,
     hasBody: res._hasBody,
+    // What matchHeader() changes for the fields it sees.
+    removedConnection: res._removedConnection,
+    removedContLen: res._removedContLen,
+    removedTE: res._removedTE,
+    defaultKeepAlive: res._defaultKeepAlive,
     destroyed: res.destroyed,
   };
 }

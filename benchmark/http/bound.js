@@ -6,7 +6,7 @@
 // and res.end(body)); method=bound sends the same bytes with nothing left
 // to compute: the head is a string rendered once a second (for Date), the
 // body is written with it by the addon's one writev(2), and then Node's own
-// end() runs exactly as after res.fastEnd() (lib/write.js complete()). No
+// end() runs exactly as after res.fastEnd() (lib/complete.js complete()). No
 // header map, no rendering, no validation, no fallback checks. A target
 // above bound/end cannot be met by this package: what is left is Node's
 // request side (parsing, IncomingMessage, 'finish' handling) and the
@@ -32,7 +32,7 @@ function main({ len, type, c, duration, method }) {
       res.end(chunk);
     },
     bound: (fr, internals) => {
-      const { writeRendered, complete, results, BODY_BYTES, BODY_UTF8, HEAD_UTF8 } = internals;
+      const { writeRendered, written, complete, BODY_BYTES, BODY_UTF8, HEAD_UTF8 } = internals;
       const bodyFlags = typeof chunk === 'string' ? BODY_UTF8 | HEAD_UTF8 : BODY_BYTES;
       const units = typeof chunk === 'string' ? chunk.length : 0;
       let head = '';
@@ -45,7 +45,7 @@ function main({ len, type, c, duration, method }) {
       return (req, res) => {
         const remaining = writeRendered(res.socket._handle.fd, head, chunk, bodyFlags, units);
         res._header = head;
-        complete(res, res.socket, results[3], remaining, chunk, undefined);
+        complete(res, written(), remaining, chunk);
       };
     },
   }, { status: 200, headers, body: chunk });

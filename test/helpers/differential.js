@@ -394,6 +394,11 @@ function snapshot(res) {
     _hasBody: res._hasBody,
     shouldKeepAlive: res.shouldKeepAlive,
     chunkedEncoding: res.chunkedEncoding,
+    // What matchHeader() changes for the fields it sees.
+    _removedConnection: res._removedConnection,
+    _removedContLen: res._removedContLen,
+    _removedTE: res._removedTE,
+    _defaultKeepAlive: res._defaultKeepAlive,
     statusCode: res.statusCode,
     statusMessage: res.statusMessage,
   };

@@ -8,12 +8,12 @@
 //
 // On Node 18 the package lets Node render every head (writeHead(),
 // _implicitHeader()) and the addon writes it with the body in one writev
-// (lib/write.js NODE_RENDERS_HEAD). Such a response counts as `fast`; the
+// (lib/node-internals.js NODE_RENDERS_HEAD). Such a response counts as `fast`; the
 // fallbacks that src/head.cc's rendering rules cause (a field it does not
 // render, a Keep-Alive value it does not print, send()'s own path) do not
 // happen there, and a head that Node refuses throws before anything is
 // counted. The expectations below say exactly what stats() says in each
-// mode; test/end.test.js checks that lib/write.js picks the mode these
+// mode; test/end.test.js checks that lib/node-internals.js picks the mode these
 // probes call for.
 
 const { ServerResponse } = require('node:http');
@@ -56,7 +56,7 @@ const WRITEHEAD_RERENDERS = (() => {
 
 /**
  * Whether Node renders every head (its rules differ from src/head.cc's,
- * which renders Node 20's): what lib/write.js's NODE_RENDERS_HEAD must be.
+ * which renders Node 20's): what lib/node-internals.js NODE_RENDERS_HEAD must be.
  */
 const NODE_RENDERS_HEAD = REMOVED_CONNECTION_CLOSES || CONTENT_LENGTH_KEPT_AS_GIVEN;
 
@@ -113,7 +113,7 @@ function refusedHead(reason) {
 
 /**
  * end() after removeHeader('Connection'). Where Node closes the connection
- * then (Node 18), lib/write.js leaves the call to Node's end(), counted as
+ * then (Node 18), lib/gate.js leaves the call to Node's end(), counted as
  * 'removed-connection'; elsewhere the fast path keeps the connection alive.
  */
 function removedConnection() {

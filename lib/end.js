@@ -19,7 +19,7 @@ const { BODY_BYTES } = layout;
 let inSendFallback = false;
 
 function fallback(res, reason, data, encoding, callback) {
-  if (!inSendFallback) countFallback(reason);
+  if (!inSendFallback) countFallback(reason, res, data);
   return nodeEnd.call(res, data, encoding, callback);
 }
 

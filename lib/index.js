@@ -37,6 +37,7 @@ function install(options) {
     throw invalidArgType('options', 'an object', options);
   }
   const patchEnd = options !== undefined && options.patchEnd === true;
+  statistics.logInstall(native, loadError, patchEnd);
   const proto = ServerResponse.prototype;
   if (installed === null) {
     // Own property descriptors (or undefined): uninstall() puts back exactly
@@ -109,7 +110,7 @@ function fastResponseEnd(res, data, encoding, callback) {
   // sees the call.
   if (!isNodesEnd(own) && typeof own === 'function') {
     // An HTTP/2 compatibility response (or any other kind) has its own end.
-    statistics.countFallback(res instanceof ServerResponse ? R.END_REPLACED : R.NOT_HTTP1);
+    statistics.countFallback(res instanceof ServerResponse ? R.END_REPLACED : R.NOT_HTTP1, res, data);
     return callOwnEnd(own, res, data, encoding, callback);
   }
   return end(res, data, encoding, callback);

@@ -59,7 +59,7 @@ function withContentLength(res, statusCode, headers, data) {
 function sendWithNode(res, statusCode, headers, data, reason) {
   // Node 18 (NODE_RENDERS_HEAD): Node renders every head; that is the
   // mode, not a fallback, and end() counts what happens to the body.
-  if (reason !== undefined) countFallback(reason);
+  if (reason !== undefined) countFallback(reason, res, data);
   res.writeHead(statusCode, withContentLength(res, statusCode, headers, data));
   const own = res.end;
   if (!isNodesEnd(own) && typeof own === 'function') return own.call(res, data);

@@ -1,7 +1,16 @@
 'use strict';
 
 // stats(): this thread's counts of fast writes and of calls that stepped
-// aside, by reason (lib/reasons.js).
+// aside, by reason (lib/reasons.js). With NODE_DEBUG=fast-response (Node's
+// util.debuglog), the first call that steps aside for each reason is logged
+// too; unset, that costs one boolean per fallback.
+
+const { debuglog } = require('node:util');
+const { REASONS } = require('./reasons');
+
+const debug = debuglog('fast-response');
+const DEBUG = debug.enabled;
+let logged = { __proto__: null };
 
 let fastWrites = 0;
 let partialWrites = 0;
@@ -18,10 +27,31 @@ function countPartial() {
   partialWrites++;
 }
 
-/** A call that went to Node's own code, and why (a name of lib/reasons.js). */
-function countFallback(reason) {
+/**
+ * A call that went to Node's own code, and why (a name of lib/reasons.js);
+ * `res` and `data`, the response and the body given, for the debug log.
+ */
+function countFallback(reason, res, data) {
   fallbacks++;
   reasons[reason] = (reasons[reason] || 0) + 1;
+  if (DEBUG && logged[reason] === undefined) logFirst(reason, res, data);
+}
+
+function logFirst(reason, res, data) {
+  logged[reason] = true;
+  const status = res !== null && typeof res === 'object' ? res.statusCode : undefined;
+  const body = data === undefined || data === null || data === '' ? 'no body' :
+    typeof data === 'string' || data instanceof Uint8Array ? `a ${data.length}-${typeof data === 'string' ? 'character' : 'byte'} body` :
+      `a body of type ${typeof data}`;
+  debug('steps aside to Node: %s (%s); status %s, %s; logged once per reason', reason,
+        REASONS[reason] || 'unregistered', status, body);
+}
+
+/** Logs (NODE_DEBUG=fast-response) what install() found. */
+function logInstall(native, loadError, patchEnd) {
+  if (!DEBUG) return;
+  if (native) debug('install(%s): the native addon is loaded', patchEnd ? '{ patchEnd: true }' : '');
+  else debug('install(%s): the native addon did not load, every call is Node\'s own: %s', patchEnd ? '{ patchEnd: true }' : '', loadError && loadError.message);
 }
 
 function stats() {
@@ -38,6 +68,7 @@ function resetStats() {
   partialWrites = 0;
   fallbacks = 0;
   reasons = { __proto__: null };
+  logged = { __proto__: null };
 }
 
-module.exports = { countFast, countPartial, countFallback, stats, resetStats };
+module.exports = { countFast, countPartial, countFallback, logInstall, stats, resetStats };

@@ -156,9 +156,10 @@ function boundInternals(packagePath) {
 /**
  * Serves `handlers[method](fr, internals)` on 127.0.0.1 and has bench.http() load it,
  * checking the responses against `expect` ({ status, headers, body }) and
- * the fast path's counts. A method the package lacks is skipped.
+ * the fast path's counts. A method the package lacks is skipped. `pipeline`:
+ * requests each connection sends in one write (default 1).
  */
-function serve(bench, { method, c, duration }, handlers, expect) {
+function serve(bench, { method, c, duration, pipeline }, handlers, expect) {
   const { fr, skip, internals } = prepare(method);
   if (skip !== null) {
     bench.skip(skip);
@@ -170,6 +171,7 @@ function serve(bench, { method, c, duration }, handlers, expect) {
       port: server.address().port,
       connections: c,
       duration,
+      pipeline,
       expect,
       before: () => resetStats(fr),
       after: () => checkFastStats(method, readStats(fr)),

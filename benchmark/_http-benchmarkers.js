@@ -34,13 +34,15 @@ const wrk = {
     return onPath('wrk');
   },
   install: 'apt-get install wrk',
-  args({ port, path: urlPath, connections, duration, threads }) {
+  args({ port, path: urlPath, connections, duration, threads, pipeline }) {
+    const depth = Math.max(1, Math.round(pipeline || 1));
     return [
       '-d', `${Math.max(1, Math.round(duration))}s`,
       '-c', String(connections),
       '-t', String(Math.max(1, Math.min(connections, threads))),
-      '-s', path.join(__dirname, '_wrk-report.lua'),
+      '-s', path.join(__dirname, depth > 1 ? '_wrk-pipeline.lua' : '_wrk-report.lua'),
       `http://127.0.0.1:${port}${urlPath}`,
+      ...(depth > 1 ? ['--', String(depth)] : []),
     ];
   },
   parse(stdout) {
@@ -71,10 +73,11 @@ const autocannon = {
     return fs.existsSync(local) ? local : onPath('autocannon');
   },
   install: 'npm install --no-save autocannon',
-  args({ port, path: urlPath, connections, duration }) {
+  args({ port, path: urlPath, connections, duration, pipeline }) {
     return [
       '-d', String(Math.max(1, Math.round(duration))),
       '-c', String(connections),
+      '-p', String(Math.max(1, Math.round(pipeline || 1))),
       '-j', '-n',
       `http://127.0.0.1:${port}${urlPath}`,
     ];
@@ -114,7 +117,7 @@ const benchmarkers = { wrk, autocannon };
  * seconds, rate, bytes, errors, latencyP50, latencyP99 } (latency in ms);
  * rejects when the tool is missing, fails or prints no result.
  */
-function run(name, { port, path: urlPath = '/', connections, duration, cpu }) {
+function run(name, { port, path: urlPath = '/', connections, duration, cpu, pipeline }) {
   const b = benchmarkers[name];
   if (b === undefined) {
     return Promise.reject(new Error(
@@ -130,6 +133,7 @@ function run(name, { port, path: urlPath = '/', connections, duration, cpu }) {
     path: urlPath,
     connections,
     duration,
+    pipeline,
     threads: pinned ? 1 : (os.availableParallelism ? os.availableParallelism() : os.cpus().length),
   });
   const [cmd, argv] = pinned ? ['taskset', ['-c', String(cpu), exe, ...args]] : [exe, args];

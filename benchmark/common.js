@@ -450,6 +450,7 @@ class Benchmark {
    *
    * options: { port, path = '/', connections (default: config c, 50),
    *   duration (default: config duration, 5), expect,
+   *   pipeline: requests each connection sends in one write (default 1),
    *   cpuUsage: () => {user, system} (µs, default process.cpuUsage();
    *     cluster.js adds its workers'), may return a Promise,
    *   before(): called after the warm-up, right before measuring,
@@ -478,15 +479,18 @@ class Benchmark {
     const cpuUsage = options.cpuUsage || (() => process.cpuUsage());
     const pin = process.env[PIN_ENV];
     const client = pin ? Number(pin.split(',')[1]) : undefined;
-    const load = { port: options.port, path: urlPath, connections, cpu: client };
+    const pipeline = Number(options.pipeline ?? 1);
+    const load = { port: options.port, path: urlPath, connections, cpu: client, pipeline };
 
     const size = options.expect ? await probe(options.port, urlPath, options.expect) : NaN;
-    if (warmup > 0) checkLoad(await benchmarkers.run(name, { ...load, duration: warmup }), size, connections, 'warm-up');
+    if (warmup > 0) {
+      checkLoad(await benchmarkers.run(name, { ...load, duration: warmup }), size, connections * pipeline, 'warm-up');
+    }
     if (options.before) await options.before();
     const cpu0 = await cpuUsage();
     const result = await benchmarkers.run(name, { ...load, duration });
     const cpu1 = await cpuUsage();
-    checkLoad(result, size, connections, 'run');
+    checkLoad(result, size, connections * pipeline, 'run');
     const details = options.after ? (await options.after(result)) || {} : {};
     const cpuMicros = (cpu1.user - cpu0.user) + (cpu1.system - cpu0.system);
     return {
@@ -514,7 +518,7 @@ function checkError(message) {
 }
 
 /** A load run counts only without errors and with whole, right-sized responses. */
-function checkLoad(result, size, connections, what) {
+function checkLoad(result, size, inFlight, what) {
   const bad = Object.entries(result.errors).filter(([, n]) => n > 0);
   if (bad.length > 0) {
     throw checkError(`${result.benchmarker} ${what}: ${bad.map(([k, n]) => `${n} ${k} errors`).join(', ')} ` +
@@ -524,7 +528,7 @@ function checkLoad(result, size, connections, what) {
   // Every response is as large as the probe's (the Date field has a fixed
   // length); at the end each connection may hold one partial response.
   if (Number.isFinite(size) && Number.isFinite(result.bytes) &&
-      (result.bytes < result.requests * size || result.bytes > (result.requests + connections) * size)) {
+      (result.bytes < result.requests * size || result.bytes > (result.requests + inFlight) * size)) {
     throw checkError(`${result.benchmarker} ${what}: ${result.bytes} bytes for ${result.requests} ` +
                     `responses of ${size} bytes`);
   }

@@ -157,4 +157,4 @@ function handOver(socket, chunk) {
   }
 }
 
-module.exports = { applyHead, contentLengthOf, complete };
+module.exports = { applyHead, contentLengthOf, complete, countBytes, failNextWrite };

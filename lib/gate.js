@@ -15,10 +15,11 @@ const {
   kRejectNonStandardBodyWrites, socketWrite, REMOVED_CONNECTION_KEEPS_ALIVE, NODE_RENDERS_HEAD,
 } = require('./node-internals');
 const { applyHead, complete } = require('./complete');
+const { RENDER_ONLY, wroteCurrent, queuedWriter, writerArg, completeQueued } = require('./pipeline');
 
 const {
   ARG_FD, ARG_STATUS_CODE, ARG_FIELD_COUNT, ARG_STATE_BITS, ARG_KEEP_ALIVE_SECONDS,
-  ARG_MAX_REQUESTS, ARG_BODY_FLAGS, ARG_BODY_UNITS, ARG_HEAD_UNITS,
+  ARG_MAX_REQUESTS, ARG_BODY_FLAGS, ARG_BODY_UNITS, ARG_HEAD_UNITS, ARG_WRITER,
   RESULT_REMAINING, RESULT_BODY_LENGTH, RESULT_WRITTEN, RESULT_REASON, STEP_ASIDE_NAMES,
   BODY_NONE, BODY_UTF8, BODY_BYTES, BODY_KIND_MASK, HEAD_UTF8, CHUNKED,
   SEND_DATE, SHOULD_KEEP_ALIVE, USE_CHUNKED_BY_DEFAULT, HAS_BODY, REMOVED_CONNECTION,
@@ -86,6 +87,7 @@ function writeDirect(res, from, statusCode, head, count, body, kind, callback, c
   if (rejectsBody(res) && kind !== BODY_NONE) return R.BODY_NOT_ALLOWED;
 
   args[ARG_FD] = fd;
+  args[ARG_WRITER] = writerArg(fd, res);
   args[ARG_STATE_BITS] = stateBits(res) | extraBits;
   args[ARG_KEEP_ALIVE_SECONDS] = seconds;
   args[ARG_MAX_REQUESTS] = max;
@@ -106,12 +108,25 @@ function writeDirect(res, from, statusCode, head, count, body, kind, callback, c
   // Content-Length field says otherwise (applyHead()).
   if (from === FROM_RESPONSE) res._contentLength = results[RESULT_BODY_LENGTH];
   applyHead(res, header, from === FROM_TEMPLATE ? '' : fields, contentLength);
-  return complete(res, results[RESULT_WRITTEN], results[RESULT_REMAINING], body, callback);
+  return finish(res, fd, body, kind, callback);
+}
+
+/**
+ * The bytes are out, or (a response waiting behind the socket's current
+ * one) in the socket's batch: Node's end() finishes the response.
+ */
+function finish(res, fd, body, kind, callback) {
+  if (fd === RENDER_ONLY) return completeQueued(res, body, kind, callback);
+  const socket = res.socket;
+  const done = complete(res, results[RESULT_WRITTEN], results[RESULT_REMAINING], body, callback);
+  wroteCurrent(res, socket);
+  return done;
 }
 
 /**
  * Returns the socket's file descriptor when `res` may be written directly,
- * or a fallback reason.
+ * RENDER_ONLY when it waits behind the socket's current response and may
+ * join the socket's batch (lib/pipeline.js), or a fallback reason.
  */
 function directFd(res) {
   if (res.finished || res.destroyed) return R.FINISHED;
@@ -119,9 +134,11 @@ function directFd(res) {
   if (res.strictContentLength) return R.STRICT_CONTENT_LENGTH;
   if (res.outputData.length !== 0) return R.QUEUED;
   const socket = res.socket;
-  if (socket === null || socket === undefined || socket._httpMessage !== res) {
-    return R.NOT_CURRENT;
+  if (socket === null || socket === undefined) {
+    if (queuedWriter(res) === null) return R.NOT_CURRENT;
+    return bodyRules(res) || RENDER_ONLY;
   }
+  if (socket._httpMessage !== res) return R.NOT_CURRENT;
   if (socket.encrypted) return R.TLS;
   // Instrumentation that wraps socket.write() must see the bytes.
   if (socket.write !== socketWrite) return R.SOCKET_WRITE_REPLACED;
@@ -134,11 +151,16 @@ function directFd(res) {
   if (handle.writeQueueSize !== 0) return R.SOCKET_BUSY;
   const fd = handle.fd;
   if (typeof fd !== 'number' || fd < 0) return R.NO_FD;
+  return bodyRules(res) || fd;
+}
+
+/** What of the response's own state leaves it to Node, or null. */
+function bodyRules(res) {
   if (rejectsBody(res)) return R.BODY_NOT_ALLOWED;
   if (res._removedConnection && !REMOVED_CONNECTION_KEEPS_ALIVE) {
     return R.REMOVED_CONNECTION;
   }
-  return fd;
+  return null;
 }
 
 // A chunked response is written here only without trailers (addTrailers())
@@ -159,12 +181,13 @@ function chunkedFast(res, chunk, kind) {
 function writeNodeHead(res, fd, body, kind, callback) {
   if (res.chunkedEncoding && !chunkedFast(res, body, kind)) return R.CHUNKED;
   args[ARG_FD] = fd;
+  args[ARG_WRITER] = writerArg(fd, res);
   args[ARG_BODY_FLAGS] = !res._hasBody ? BODY_NONE :
     (res.chunkedEncoding ? (kind & ~HEAD_UTF8) | CHUNKED : kind);
   args[ARG_BODY_UNITS] = bodyUnits(body);
   args[ARG_HEAD_UNITS] = res._header.length;
-  const remaining = binding.writeRendered(res._header, body);
-  return complete(res, results[RESULT_WRITTEN], remaining, body, callback);
+  binding.writeRendered(res._header, body);
+  return finish(res, fd, body, kind, callback);
 }
 
 /**
@@ -176,11 +199,12 @@ function renderByNode(res, body, kind, callback) {
     body.byteLength :
     Buffer.byteLength(body, (kind & BODY_KIND_MASK) === BODY_UTF8 ? 'utf8' : 'latin1');
   // Corked around it as in Node's end(): a writeHead() that throws leaves
-  // the socket corked there too (the next end() uncorks it).
+  // the socket corked there too (the next end() uncorks it). A queued
+  // response has no socket yet.
   const socket = res.socket;
-  socket.cork();
+  if (socket !== null && socket !== undefined) socket.cork();
   res._implicitHeader();
-  socket.uncork();
+  if (socket !== null && socket !== undefined) socket.uncork();
   const fd = directFd(res);
   if (typeof fd === 'string') return fd;
   if (res._header === null) return R.NO_HEAD;

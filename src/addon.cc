@@ -12,7 +12,9 @@
 #include <napi.h>
 
 #include <cstring>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "head.h"
 #include "layout.h"
@@ -57,6 +59,9 @@ class FastResponse : public Napi::Addon<FastResponse> {
             HotMethod<&FastResponse::WriteResponse>(env, "writeResponse"),
             HotMethod<&FastResponse::WriteTemplate>(env, "writeTemplate"),
             HotMethod<&FastResponse::WriteRendered>(env, "writeRendered"),
+            HotMethod<&FastResponse::FlushWriter, 0>(env, "flushWriter"),
+            InstanceMethod("openWriter", &FastResponse::OpenWriter),
+            InstanceMethod("closeWriter", &FastResponse::CloseWriter),
             InstanceMethod("compileTemplate", &FastResponse::CompileTemplate),
             InstanceMethod("pending", &FastResponse::Pending),
             InstanceMethod("formatDate", &FastResponse::FormatDate),
@@ -69,22 +74,23 @@ class FastResponse : public Napi::Addon<FastResponse> {
   // The write calls, one per response, skip node-addon-api's CallbackInfo
   // and instance lookup: a plain Node-API callback with this instance as
   // its data (benchmark/calls.js --callgrind: about 100 instructions a call
-  // less than InstanceMethod()).
-  template <Hot method>
+  // less than InstanceMethod()). `arity`: the arguments the call takes
+  // (with one, the method's second is undefined).
+  template <Hot method, size_t arity>
   static napi_value HotCallback(napi_env env, napi_callback_info info) {
     napi_value argv[2];
     size_t argc = 2;
     void* self = nullptr;
     if (napi_get_cb_info(env, info, &argc, argv, nullptr, &self) != napi_ok ||
-        argc != 2)
+        argc != arity)
       return ArgumentsError(env, "write");
     return (static_cast<FastResponse*>(self)->*method)(env, argv[0], argv[1]);
   }
-  template <Hot method>
+  template <Hot method, size_t arity = 2>
   AddonProp HotMethod(Napi::Env env, const char* name) {
     napi_value fn = nullptr;
-    napi_create_function(env, name, NAPI_AUTO_LENGTH, HotCallback<method>, this,
-                         &fn);
+    napi_create_function(env, name, NAPI_AUTO_LENGTH,
+                         HotCallback<method, arity>, this, &fn);
     return InstanceValue(name, Napi::Value(env, fn), napi_default);
   }
 
@@ -176,8 +182,9 @@ class FastResponse : public Napi::Addon<FastResponse> {
   // the body; a chunked head (kChunked) gets the body as one chunk and the
   // last chunk. Returns the number of bytes not written.
   napi_value WriteRendered(napi_env env, napi_value header, napi_value data) {
-    writer_.Clear();
-    HeadBuffer& cork = writer_.cork();
+    Writer& writer = Begin();
+    HeadBuffer& cork = writer.cork();
+    const size_t start = cork.size();
     const uint32_t body_flags = static_cast<uint32_t>(args_[kArgBodyFlags]);
     const size_t units = static_cast<size_t>(args_[kArgHeadUnits]);
     // Node sends `_header + chunk` as one UTF-8 string (kHeadUtf8), or the
@@ -189,40 +196,82 @@ class FastResponse : public Napi::Addon<FastResponse> {
     const napi_status status =
         utf8 ? napi_get_value_string_utf8(env, header, p, room, &n)
              : napi_get_value_string_latin1(env, header, p, room, &n);
-    if (status != napi_ok) return ArgumentsError(env, "writeRendered");
-    cork.Truncate(n);
+    cork.Truncate(start + n);
     Body body;
-    if (!LoadBody(env, data, body_flags,
-                  static_cast<size_t>(args_[kArgBodyUnits]), &body))
-      return BodyError(env);
-    writer_.SendCopied(0, n);
-    SendBody(body, (body_flags & kChunked) != 0);
-    const double remaining = Flush();
-    results_[kResultRemaining] = remaining;
+    if (status != napi_ok ||
+        !LoadBody(writer, env, data, body_flags,
+                  static_cast<size_t>(args_[kArgBodyUnits]), &body)) {
+      cork.Truncate(start);
+      return status != napi_ok ? ArgumentsError(env, "writeRendered")
+                               : BodyError(env);
+    }
+    const size_t queued = writer.queued_bytes();
+    writer.SendCopied(start, n);
+    SendBody(writer, body, (body_flags & kChunked) != 0);
+    const double remaining = End(writer, queued);
     results_[kResultBodyLength] = static_cast<double>(body.length);
     napi_value out;
     napi_create_double(env, remaining, &out);
     return out;
   }
 
-  // pending(): what the last write left unwritten, in order: a Buffer (a
-  // copy) for bytes of the cork buffer (head, chunk framing, a string
-  // body), and for the rest of a Buffer body the number of its bytes not
-  // written yet: that memory is the caller's, and lib/ slices it without a
-  // copy.
+  // openWriter(): a writer of one socket's own (its batch), as an index for
+  // args[kArgWriter]. closeWriter(index): forgets it (the socket closed).
+  Napi::Value OpenWriter(const Napi::CallbackInfo& info) {
+    uint32_t index;
+    if (!free_writers_.empty()) {
+      index = free_writers_.back();
+      free_writers_.pop_back();
+    } else {
+      index = static_cast<uint32_t>(socket_writers_.size());
+      socket_writers_.push_back(std::make_unique<Writer>());
+    }
+    return Napi::Number::New(info.Env(), index);
+  }
+
+  Napi::Value CloseWriter(const Napi::CallbackInfo& info) {
+    const int64_t index = info[0].As<Napi::Number>().Int64Value();
+    if (index >= 0 && static_cast<size_t>(index) < socket_writers_.size()) {
+      socket_writers_[index]->Clear();
+      free_writers_.push_back(static_cast<uint32_t>(index));
+    }
+    return info.Env().Undefined();
+  }
+
+  // flushWriter(), args: fd, writer. Writes what the socket's writer holds
+  // with one writev(2), as the write calls do (results[kResultWritten];
+  // pending() has what is left). Returns the bytes not written.
+  napi_value FlushWriter(napi_env env, napi_value /*unused*/,
+                         napi_value /*unused*/) {
+    Writer* writer = SocketWriter();
+    if (writer == nullptr) return ArgumentsError(env, "flushWriter");
+    flushed_ = writer;
+    const double remaining = Flush(*writer);
+    results_[kResultRemaining] = remaining;
+    napi_value out;
+    napi_create_double(env, remaining, &out);
+    return out;
+  }
+
+  // pending(): what the last write (or flushWriter()) left unwritten, in
+  // order: a Buffer (a copy) for bytes of the cork buffer (head, chunk
+  // framing, a string body), and for the rest of a Buffer body the number of
+  // its bytes not written yet: that memory is the caller's, and lib/ slices
+  // it without a copy.
   Napi::Value Pending(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    const size_t count = writer_.pending_count();
+    Writer& writer = *flushed_;
+    const size_t count = writer.pending_count();
     Napi::Array parts = Napi::Array::New(env, count);
     for (size_t i = 0; i < count; i++) {
-      const Writer::Part part = writer_.pending(i);
+      const Writer::Part part = writer.pending(i);
       if (part.external) {
         parts.Set(i, static_cast<double>(part.length));
       } else {
         parts.Set(i, Napi::Buffer<uint8_t>::Copy(env, part.data, part.length));
       }
     }
-    writer_.Clear();
+    writer.Clear();
     return parts;
   }
 
@@ -242,8 +291,9 @@ class FastResponse : public Napi::Addon<FastResponse> {
   template <typename Render>
   napi_value RenderAndWrite(napi_env env, napi_value data, bool ascii,
                             Render render) {
-    writer_.Clear();
-    HeadBuffer& cork = writer_.cork();
+    Writer& writer = Begin();
+    HeadBuffer& cork = writer.cork();
+    const size_t start = cork.size();
     const uint32_t state_bits = static_cast<uint32_t>(args_[kArgStateBits]);
     const uint32_t body_flags = static_cast<uint32_t>(args_[kArgBodyFlags]);
     const size_t units = static_cast<size_t>(args_[kArgBodyUnits]);
@@ -252,21 +302,23 @@ class FastResponse : public Napi::Addon<FastResponse> {
         static_cast<int64_t>(args_[kArgMaxRequests]));
     Body body;
     if (state.has_body) {
-      if (!LoadBody(env, data, body_flags, units, &body)) return BodyError(env);
+      if (!LoadBody(writer, env, data, body_flags, units, &body)) {
+        cork.Truncate(start);
+        return BodyError(env);
+      }
     } else {
       body.length = UnsentBodyLength(env, data, body_flags, units);
     }
     const size_t head_start = cork.size();
     const FieldsResult fields = render(&cork);
-    if (!fields.valid) {
-      writer_.Clear();
-      return SteppedAside(kStepAsideInvalid);
-    }
-    const ResponseHead r = FinishResponseHead(
-        &cork, fields.fields, state, (state_bits & kContentLengthAsField) != 0,
-        body.length, &date_);
+    const ResponseHead r =
+        fields.valid
+            ? FinishResponseHead(&cork, fields.fields, state,
+                                 (state_bits & kContentLengthAsField) != 0,
+                                 body.length, &date_)
+            : ResponseHead{kStepAsideInvalid, 0, false};
     if (r.step_aside != kStepAsideNone) {
-      writer_.Clear();
+      cork.Truncate(start);
       return SteppedAside(r.step_aside);
     }
     const size_t head_length = cork.size() - head_start;
@@ -285,9 +337,10 @@ class FastResponse : public Napi::Addon<FastResponse> {
         head_bytes = cork.size() - end;
       }
     }
-    writer_.SendCopied(head_at, head_bytes);
-    if (state.has_body) SendBody(body, false);
-    results_[kResultRemaining] = Flush();
+    const size_t queued = writer.queued_bytes();
+    writer.SendCopied(head_at, head_bytes);
+    if (state.has_body) SendBody(writer, body, false);
+    End(writer, queued);
     results_[kResultReason] = kStepAsideNone;
     results_[kResultBits] = r.result_bits;
     results_[kResultBodyLength] = static_cast<double>(body.length);
@@ -297,10 +350,44 @@ class FastResponse : public Napi::Addon<FastResponse> {
     return header;
   }
 
+  // The writer a write call renders into: the environment's, emptied, for
+  // a write made now (args[kArgWriter] < 0), or a socket's, whose batch it
+  // joins (lib/pipeline.js).
+  Writer& Begin() {
+    Writer* socket_writer = SocketWriter();
+    if (socket_writer != nullptr) return *socket_writer;
+    writer_.Clear();
+    return writer_;
+  }
+
+  Writer* SocketWriter() {
+    const double index = args_[kArgWriter];
+    if (!(index >= 0) || index >= static_cast<double>(socket_writers_.size()))
+      return nullptr;
+    return socket_writers_[static_cast<size_t>(index)].get();
+  }
+
+  // After a write call queued its bytes (`queued`: what the writer held
+  // before): the environment's writer writes them now (Flush()); a
+  // socket's keeps them. results[kResultRemaining]: the bytes not written
+  // (a socket's writer: the bytes this call added); returns it.
+  double End(Writer& writer, size_t queued) {
+    double remaining;
+    if (&writer == &writer_) {
+      flushed_ = &writer_;
+      remaining = Flush(writer_);
+    } else {
+      results_[kResultWritten] = 0;
+      remaining = static_cast<double>(writer.queued_bytes() - queued);
+    }
+    results_[kResultRemaining] = remaining;
+    return remaining;
+  }
+
   // Encodes a string body into the cork buffer, or references a Buffer's.
-  bool LoadBody(napi_env env, napi_value data, uint32_t body_flags,
-                size_t units, Body* out) {
-    HeadBuffer& cork = writer_.cork();
+  bool LoadBody(Writer& writer, napi_env env, napi_value data,
+                uint32_t body_flags, size_t units, Body* out) {
+    HeadBuffer& cork = writer.cork();
     switch (body_flags & kBodyKindMask) {
       case kBodyUtf8:
       case kBodyLatin1: {
@@ -357,26 +444,26 @@ class FastResponse : public Napi::Addon<FastResponse> {
 
   // Queues the body after the head, framed as one chunk when `chunked`
   // (an empty body: the last chunk alone).
-  void SendBody(const Body& body, bool chunked) {
-    HeadBuffer& cork = writer_.cork();
+  void SendBody(Writer& writer, const Body& body, bool chunked) {
+    HeadBuffer& cork = writer.cork();
     if (chunked) {
       const size_t at = cork.size();
       if (body.length == 0) {
         cork.AppendRaw(kLastChunk);
-        writer_.SendCopied(at, kLastChunk.size());
+        writer.SendCopied(at, kLastChunk.size());
         return;
       }
-      writer_.SendCopied(at, AppendChunkSizeLine(&cork, body.length));
+      writer.SendCopied(at, AppendChunkSizeLine(&cork, body.length));
     }
     if (body.external != nullptr) {
-      writer_.SendExternal(body.external, body.length);
+      writer.SendExternal(body.external, body.length);
     } else {
-      writer_.SendCopied(body.offset, body.length);
+      writer.SendCopied(body.offset, body.length);
     }
     if (chunked) {
       const size_t at = cork.size();
       cork.AppendRaw(kChunkEnd);
-      writer_.SendCopied(at, kChunkEnd.size());
+      writer.SendCopied(at, kChunkEnd.size());
     }
   }
 
@@ -384,13 +471,18 @@ class FastResponse : public Napi::Addon<FastResponse> {
   // written, or -errno of a failure other than EAGAIN (the socket reports
   // some errors only once, ECONNRESET, and lib/ makes the socket's next
   // write fail with it, as libuv would have reported it to Node). Returns
-  // the bytes not written; they stay queued for pending().
-  double Flush() {
-    const Writer::FlushResult r =
-        writer_.Flush(static_cast<int>(args_[kArgFd]));
+  // the bytes not written; they stay queued for pending(). A negative fd
+  // writes nothing: everything stays for pending().
+  double Flush(Writer& writer) {
+    const int fd = static_cast<int>(args_[kArgFd]);
+    if (fd < 0) {  // lib/ hands it all to socket.write()
+      results_[kResultWritten] = 0;
+      return static_cast<double>(writer.queued_bytes());
+    }
+    const Writer::FlushResult r = writer.Flush(fd);
     results_[kResultWritten] = r.error != 0 ? -static_cast<double>(r.error)
                                             : static_cast<double>(r.written);
-    if (writer_.pending_count() == 0) writer_.Clear();
+    if (writer.pending_count() == 0) writer.Clear();
     return static_cast<double>(r.total - r.written);
   }
 
@@ -438,7 +530,13 @@ class FastResponse : public Napi::Addon<FastResponse> {
     return nullptr;
   }
 
+  // The environment's writer, for a response written at once, and the
+  // writers of sockets with a batch (openWriter()); `flushed_`: the one
+  // whose rest pending() gives.
   Writer writer_;
+  std::vector<std::unique_ptr<Writer>> socket_writers_;
+  std::vector<uint32_t> free_writers_;
+  Writer* flushed_ = &writer_;
   DateCache date_;
   // A reason phrase and fields as read from JavaScript (ReadLatin1()).
   std::u16string units_;

@@ -31,7 +31,10 @@ enum Arg : uint32_t {
   kArgBodyFlags = 6,         // BodyKind | kHeadUtf8 | kChunked
   kArgBodyUnits = 7,         // a string body's length in UTF-16 code units
   kArgHeadUnits = 8,         // writeRendered(): `_header.length`
-  kArgCount = 9,
+  // The socket writer (openWriter()) whose batch the call joins, or -1: the
+  // call writes at once, at kArgFd.
+  kArgWriter = 9,
+  kArgCount = 10,
 };
 
 // --- results[]: what a call reports ------------------------------------------
@@ -131,6 +134,7 @@ inline constexpr Constant kConstants[] = {
     {"ARG_BODY_FLAGS", kArgBodyFlags},
     {"ARG_BODY_UNITS", kArgBodyUnits},
     {"ARG_HEAD_UNITS", kArgHeadUnits},
+    {"ARG_WRITER", kArgWriter},
     {"ARG_COUNT", kArgCount},
     {"RESULT_REMAINING", kResultRemaining},
     {"RESULT_BITS", kResultBits},
@@ -182,7 +186,8 @@ constexpr bool SingleBits(const uint32_t* v, size_t n) {
 constexpr uint32_t kArgs[] = {
     kArgFd,        kArgStatusCode,       kArgFieldCount,
     kArgStateBits, kArgKeepAliveSeconds, kArgMaxRequests,
-    kArgBodyFlags, kArgBodyUnits,        kArgHeadUnits};
+    kArgBodyFlags, kArgBodyUnits,        kArgHeadUnits,
+    kArgWriter};
 constexpr uint32_t kResults[] = {kResultRemaining,     kResultBits,
                                  kResultBodyLength,    kResultWritten,
                                  kResultContentLength, kResultReason};

@@ -5,7 +5,7 @@
 
 const { binding, layout, results } = require('./binding');
 const { splitJoined } = require('./headers');
-const { nodeEnd, CONTENT_LENGTH_AS_NUMBER } = require('./node-internals');
+const { nodeEnd, CONTENT_LENGTH_AS_NUMBER, FAILED_WRITE_COUNTED } = require('./node-internals');
 const { countFast, countPartial } = require('./stats');
 
 const {
@@ -112,8 +112,8 @@ function complete(res, written, remaining, chunk, callback) {
     countFast();
   }
   if (written !== 0) {
-    // A failed write counts its bytes too, as libuv's bytesWritten does.
-    countBytes(socket._handle, written > 0 ? written : remaining);
+    // A failed write counts its bytes where Node's own would.
+    countBytes(socket._handle, written > 0 ? written : (FAILED_WRITE_COUNTED ? remaining : 0));
     socket._unrefTimer();
   }
   if (!res.chunkedEncoding) return nodeEnd.call(res, null, null, callback);
@@ -146,15 +146,19 @@ function failNextWrite(handle, errno) {
 // own bytes, and the unwritten end of a Buffer body as a view, not a copy.
 function handOver(socket, chunk) {
   const parts = binding.pending();
-  for (let i = 0; i < parts.length; i++) {
-    const part = parts[i];
-    if (typeof part !== 'number') {
-      socket.write(part);
-    } else {
-      const length = chunk.byteLength;
-      socket.write(part === length ? chunk : chunk.subarray(length - part));
-    }
-  }
+  for (let i = 0; i < parts.length; i++) socket.write(bytesOf(parts[i], () => chunk));
 }
 
-module.exports = { applyHead, contentLengthOf, complete, countBytes, failNextWrite };
+/**
+ * A part of binding.pending(): a Buffer, or [tag, bytes not written, bytes
+ * taken] of a Buffer body `bodyOf(tag)` returns: the view of those bytes.
+ */
+function bytesOf(part, bodyOf) {
+  if (!Array.isArray(part)) return part;
+  const body = bodyOf(part[0]);
+  const start = body.byteLength - part[1];
+  const end = part.length > 2 ? start + part[2] : body.byteLength;
+  return start === 0 && end === body.byteLength ? body : body.subarray(start, end);
+}
+
+module.exports = { applyHead, contentLengthOf, complete, countBytes, failNextWrite, bytesOf };

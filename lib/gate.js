@@ -15,11 +15,11 @@ const {
   kRejectNonStandardBodyWrites, socketWrite, REMOVED_CONNECTION_KEEPS_ALIVE, NODE_RENDERS_HEAD,
 } = require('./node-internals');
 const { applyHead, complete } = require('./complete');
-const { RENDER_ONLY, wroteCurrent, queuedWriter, writerArg, completeQueued } = require('./pipeline');
+const { RENDER_ONLY, wroteCurrent, queuedWriter, setWriterArgs, completeQueued } = require('./pipeline');
 
 const {
   ARG_FD, ARG_STATUS_CODE, ARG_FIELD_COUNT, ARG_STATE_BITS, ARG_KEEP_ALIVE_SECONDS,
-  ARG_MAX_REQUESTS, ARG_BODY_FLAGS, ARG_BODY_UNITS, ARG_HEAD_UNITS, ARG_WRITER,
+  ARG_MAX_REQUESTS, ARG_BODY_FLAGS, ARG_BODY_UNITS, ARG_HEAD_UNITS,
   RESULT_REMAINING, RESULT_BODY_LENGTH, RESULT_WRITTEN, RESULT_REASON, STEP_ASIDE_NAMES,
   BODY_NONE, BODY_UTF8, BODY_BYTES, BODY_KIND_MASK, HEAD_UTF8, CHUNKED,
   SEND_DATE, SHOULD_KEEP_ALIVE, USE_CHUNKED_BY_DEFAULT, HAS_BODY, REMOVED_CONNECTION,
@@ -87,7 +87,7 @@ function writeDirect(res, from, statusCode, head, count, body, kind, callback, c
   if (rejectsBody(res) && kind !== BODY_NONE) return R.BODY_NOT_ALLOWED;
 
   args[ARG_FD] = fd;
-  args[ARG_WRITER] = writerArg(fd, res);
+  setWriterArgs(fd, res, body, kind);
   args[ARG_STATE_BITS] = stateBits(res) | extraBits;
   args[ARG_KEEP_ALIVE_SECONDS] = seconds;
   args[ARG_MAX_REQUESTS] = max;
@@ -181,7 +181,7 @@ function chunkedFast(res, chunk, kind) {
 function writeNodeHead(res, fd, body, kind, callback) {
   if (res.chunkedEncoding && !chunkedFast(res, body, kind)) return R.CHUNKED;
   args[ARG_FD] = fd;
-  args[ARG_WRITER] = writerArg(fd, res);
+  setWriterArgs(fd, res, body, kind);
   args[ARG_BODY_FLAGS] = !res._hasBody ? BODY_NONE :
     (res.chunkedEncoding ? (kind & ~HEAD_UTF8) | CHUNKED : kind);
   args[ARG_BODY_UNITS] = bodyUnits(body);

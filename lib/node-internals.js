@@ -146,8 +146,15 @@ const CONTENT_LENGTH_AS_NUMBER = (() => {
 // the body: the write path gains, the head stays Node 18's own.
 const NODE_RENDERS_HEAD = !REMOVED_CONNECTION_KEEPS_ALIVE || !CONTENT_LENGTH_AS_NUMBER;
 
+// Up to Node 22, a socket write that fails (EPIPE, ECONNRESET) still adds
+// its bytes to socket.bytesWritten (src/stream_base.cc counted them before
+// trying); from Node 24 on it does not. Nothing in JavaScript shows which,
+// so the major version does (test/pipeline.test.js pins both).
+const FAILED_WRITE_COUNTED = Number(process.versions.node.split('.')[0]) < 24;
+
 module.exports = {
   socketWrite,
+  FAILED_WRITE_COUNTED,
   REMOVED_CONNECTION_KEEPS_ALIVE,
   CONTENT_LENGTH_AS_NUMBER,
   NODE_RENDERS_HEAD,

@@ -29,14 +29,19 @@
 // batch: Node writes nothing after it, and neither does this.
 
 const { binding, layout, args, results } = require('./binding');
-const { nodeEnd } = require('./node-internals');
-const { countBytes, failNextWrite } = require('./complete');
+const { nodeEnd, FAILED_WRITE_COUNTED } = require('./node-internals');
+const { countBytes, failNextWrite, bytesOf } = require('./complete');
 const { countFast } = require('./stats');
 
-const { ARG_FD, ARG_WRITER, RESULT_REMAINING, RESULT_WRITTEN, BODY_KIND_MASK, BODY_BYTES } = layout;
+const {
+  ARG_FD, ARG_WRITER, ARG_BODY_TAG, RESULT_REMAINING, RESULT_WRITTEN, BODY_KIND_MASK, BODY_BYTES,
+} = layout;
 
 const kWriter = Symbol('fastResponse.writer');
 const kNumber = Symbol('fastResponse.requestNumber');
+// A queued response's bytes in its socket's batch, and its Buffer body's tag.
+const kBytes = Symbol('fastResponse.batchBytes');
+const kTag = Symbol('fastResponse.bodyTag');
 
 /** directFd()'s answer for a response that joins its socket's batch. */
 const RENDER_ONLY = -1;
@@ -53,78 +58,78 @@ class SocketWriter {
     this.last = 0;
     // A response that closes the connection is in: nothing after it.
     this.closed = false;
-    // Buffer bodies the batch refers to (not copied): kept alive here
-    // until written.
-    this.bodies = [];
-    this.queued = false;
-    // Bytes handed to socket.write() (a partial writev) are not written
-    // yet: 'finish' callbacks wait for them in `waiting`.
-    this.handedOver = false;
-    this.waiting = [];
+    // Buffer bodies the batch refers to (not copied), by tag: kept alive
+    // here until their response is out.
+    this.bodies = new Map();
+    this.nextTag = 1;
+    // Bytes of the batch the writer's writev(2) wrote ahead of their
+    // response's turn: socket.bytesWritten counts them when it comes.
+    this.ahead = 0;
     socket.once('close', () => {
       binding.closeWriter(this.id);
-      this.bodies = [];
+      this.bodies.clear();
     });
   }
 
   /**
-   * Writes the batch now: one writev(2) when nothing is ahead of it on the
-   * socket; the rest (or, behind bytes still queued there, everything) to
-   * socket.write(), in order.
+   * The turn of the batch's first response (`bytes` long, Buffer body
+   * `tag`): its bytes go out now, as Node would write them now. One
+   * writev(2) takes the whole batch when nothing is ahead of it on the
+   * socket; what the kernel does not take of this response goes to
+   * socket.write() (where libuv queues it and Node's backpressure and error
+   * handling take it), the rest of the batch waits for its own turn.
+   * `callback` (the response's 'finish') runs once its bytes are written.
    */
-  flush() {
-    if (!this.queued) return;
-    this.queued = false;
+  turn(bytes, tag, callback) {
     const socket = this.socket;
     const handle = socket._handle;
-    const direct = !this.handedOver && socket.writableLength === 0 && socket.writableCorked === 0 &&
-      handle !== null && handle !== undefined && handle.writeQueueSize === 0 &&
-      typeof handle.fd === 'number' && handle.fd >= 0;
-    // Not direct: fd -1 makes the addon's writev fail (EBADF) without a
-    // byte written, and everything stays pending.
-    args[ARG_FD] = direct ? handle.fd : -1;
+    let need = bytes;
+    let counted = Math.min(this.ahead, need);
+    this.ahead -= counted;
+    need -= counted;
+    let written = 0;
+    if (need > 0 && socket.writableLength === 0 && socket.writableCorked === 0 &&
+        handle !== null && handle !== undefined && handle.writeQueueSize === 0 &&
+        typeof handle.fd === 'number' && handle.fd >= 0) {
+      args[ARG_FD] = handle.fd;
+      args[ARG_WRITER] = this.id;
+      binding.flushWriter();
+      written = results[RESULT_WRITTEN];
+      if (written !== 0) socket._unrefTimer();
+      if (written > 0) {
+        const mine = Math.min(written, need);
+        counted += mine;
+        need -= mine;
+        this.ahead += written - mine;
+      }
+    }
+    // socket.bytesWritten counts the response's bytes now, as Node's own
+    // write of it would.
+    if (counted > 0) countBytes(handle, counted);
+    if (need === 0) {
+      if (tag !== 0) this.bodies.delete(tag);
+      process.nextTick(callback);
+      return;
+    }
+    // Its rest to socket.write(); a failed writev(2) fails that write with
+    // the same error, as libuv would report it.
+    if (written < 0) {
+      failNextWrite(handle, written);
+      if (FAILED_WRITE_COUNTED) countBytes(handle, need);
+    }
+    args[ARG_FD] = -1;  // writes nothing: the writer's bytes are pending()'s
     args[ARG_WRITER] = this.id;
     binding.flushWriter();
-    const written = direct ? results[RESULT_WRITTEN] : 0;
-    if (written !== 0) {
-      countBytes(handle, written > 0 ? written : results[RESULT_REMAINING]);
-      socket._unrefTimer();
-    }
-    const bodies = this.bodies;
-    this.bodies = [];
-    if (results[RESULT_REMAINING] === 0) return;
-    // The rest goes to socket.write(), where libuv queues it behind what is
-    // there and Node's backpressure and error handling take it.
-    if (written < 0) failNextWrite(handle, written);
-    this.handedOver = true;
-    const parts = binding.pending();
-    // The Buffer bodies still pending are the last ones of `bodies`.
-    let body = bodies.length;
-    for (let i = 0; i < parts.length; i++) if (typeof parts[i] === 'number') body--;
+    const parts = binding.pending(need);
+    const bodyOf = (t) => this.bodies.get(t);
     socket.cork();
     for (let i = 0; i < parts.length; i++) {
-      let part = parts[i];
-      if (typeof part === 'number') {
-        const whole = bodies[body++];
-        part = part === whole.byteLength ? whole : whole.subarray(whole.byteLength - part);
-      }
-      if (i === parts.length - 1) socket.write(part, () => this.written());
+      const part = bytesOf(parts[i], bodyOf);
+      if (i === parts.length - 1) socket.write(part, callback);
       else socket.write(part);
     }
     socket.uncork();
-  }
-
-  /** `callback` (a response's 'finish') once every byte handed over is written. */
-  afterWritten(callback) {
-    if (this.handedOver) this.waiting.push(callback);
-    else process.nextTick(callback);
-  }
-
-  written() {
-    this.handedOver = false;
-    const waiting = this.waiting;
-    this.waiting = [];
-    for (let i = 0; i < waiting.length; i++) waiting[i]();
+    if (tag !== 0) this.bodies.delete(tag);
   }
 }
 
@@ -180,9 +185,26 @@ function queuedWriter(res) {
   return writer;
 }
 
-/** args[ARG_WRITER] for a write of `res`: its socket's writer, or -1 (write now). */
-function writerArg(fd, res) {
-  return fd === RENDER_ONLY ? res.req.socket[kWriter].id : -1;
+/**
+ * args[ARG_WRITER] and args[ARG_BODY_TAG] for a write of `res`: the
+ * environment's writer, written now (-1, 0); or its socket's batch, with a
+ * tag for a Buffer body the batch refers to.
+ */
+function setWriterArgs(fd, res, body, kind) {
+  if (fd !== RENDER_ONLY) {
+    args[ARG_WRITER] = -1;
+    args[ARG_BODY_TAG] = 0;
+    return;
+  }
+  const writer = res.req.socket[kWriter];
+  args[ARG_WRITER] = writer.id;
+  let tag = 0;
+  if ((kind & BODY_KIND_MASK) === BODY_BYTES) {
+    tag = writer.nextTag++;
+    writer.bodies.set(tag, body);
+  }
+  args[ARG_BODY_TAG] = tag;
+  res[kTag] = tag;
 }
 
 /**
@@ -193,8 +215,7 @@ function writerArg(fd, res) {
 function completeQueued(res, chunk, kind, callback) {
   const writer = res.req.socket[kWriter];
   const bytes = results[RESULT_REMAINING];
-  writer.queued = true;
-  if ((kind & BODY_KIND_MASK) === BODY_BYTES && res._hasBody) writer.bodies.push(chunk);
+  res[kBytes] = bytes;
   writer.last = res.req[kNumber];
   if (res._last) writer.closed = true;
   countFast();
@@ -221,9 +242,10 @@ function completeQueued(res, chunk, kind, callback) {
 
 /**
  * `_flushOutput()` of a response in the batch, called by Node's _flush()
- * when the response becomes the socket's current one: the batch goes out
- * instead of what Node's end() queued (the head, already in the batch), and
- * its callbacks ('finish') run once the response's bytes are in the kernel.
+ * when the response becomes the socket's current one: its bytes go out
+ * (SocketWriter.turn()) instead of what Node's end() queued (the head,
+ * already in the batch), and the callback queued with it ('finish') runs
+ * once they are written.
  */
 function flushQueued(socket) {
   const writer = socket[kWriter];
@@ -231,12 +253,14 @@ function flushQueued(socket) {
   this.outputData = [];
   this._onPendingData(-this.outputSize);
   this.outputSize = 0;
-  writer.flush();
+  const callbacks = [];
   for (let i = 0; i < outputData.length; i++) {
-    const callback = outputData[i].callback;
-    if (typeof callback === 'function') writer.afterWritten(callback);
+    if (typeof outputData[i].callback === 'function') callbacks.push(outputData[i].callback);
   }
+  writer.turn(this[kBytes], this[kTag], callbacks.length === 1 ? callbacks[0] : () => {
+    for (let i = 0; i < callbacks.length; i++) callbacks[i]();
+  });
   return true;
 }
 
-module.exports = { RENDER_ONLY, wroteCurrent, queuedWriter, writerArg, completeQueued };
+module.exports = { RENDER_ONLY, wroteCurrent, queuedWriter, setWriterArgs, completeQueued };

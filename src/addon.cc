@@ -31,6 +31,7 @@ struct Body {
   const uint8_t* external = nullptr;
   size_t offset = 0;
   size_t length = 0;
+  uint32_t tag = 0;  // args[kArgBodyTag]: the caller's name for `external`
 };
 
 class FastResponse : public Napi::Addon<FastResponse> {
@@ -253,25 +254,40 @@ class FastResponse : public Napi::Addon<FastResponse> {
     return out;
   }
 
-  // pending(): what the last write (or flushWriter()) left unwritten, in
-  // order: a Buffer (a copy) for bytes of the cork buffer (head, chunk
-  // framing, a string body), and for the rest of a Buffer body the number of
-  // its bytes not written yet: that memory is the caller's, and lib/ slices
-  // it without a copy.
+  // pending([bytes]): what the last write (or flushWriter()) left
+  // unwritten, in order, taken out of the writer: all of it, or its first
+  // `bytes` (the rest stays queued in a socket's writer). A Buffer (a copy)
+  // for bytes of the cork buffer (head, chunk framing, a string body); for
+  // the rest of a Buffer body, [tag, bytes of it not written yet]: that
+  // memory is the caller's (`tag` as args[kArgBodyTag] named it), and lib/
+  // slices it without a copy.
   Napi::Value Pending(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     Writer& writer = *flushed_;
-    const size_t count = writer.pending_count();
-    Napi::Array parts = Napi::Array::New(env, count);
-    for (size_t i = 0; i < count; i++) {
+    const bool all = info.Length() == 0 || !info[0].IsNumber();
+    size_t limit =
+        all ? writer.queued_bytes()
+            : static_cast<size_t>(info[0].As<Napi::Number>().Int64Value());
+    if (limit > writer.queued_bytes()) limit = writer.queued_bytes();
+    Napi::Array parts = Napi::Array::New(env);
+    size_t left = limit;
+    for (size_t i = 0; i < writer.pending_count() && left != 0; i++) {
       const Writer::Part part = writer.pending(i);
+      const size_t n = part.length < left ? part.length : left;
+      left -= n;
       if (part.external) {
-        parts.Set(i, static_cast<double>(part.length));
+        Napi::Array rest = Napi::Array::New(env, 2);
+        rest.Set(0u, static_cast<double>(part.tag));
+        rest.Set(1u, static_cast<double>(part.length));
+        if (n != part.length) rest.Set(2u, static_cast<double>(n));
+        parts.Set(static_cast<uint32_t>(i), rest);
       } else {
-        parts.Set(i, Napi::Buffer<uint8_t>::Copy(env, part.data, part.length));
+        parts.Set(static_cast<uint32_t>(i),
+                  Napi::Buffer<uint8_t>::Copy(env, part.data, n));
       }
     }
-    writer.Clear();
+    writer.Consume(limit);
+    if (writer.pending_count() == 0) writer.Clear();
     return parts;
   }
 
@@ -411,7 +427,8 @@ class FastResponse : public Napi::Addon<FastResponse> {
         if (napi_get_typedarray_info(env, data, &type, &length, &bytes, nullptr,
                                      nullptr) != napi_ok)
           return false;
-        *out = {static_cast<const uint8_t*>(bytes), 0, length};
+        *out = {static_cast<const uint8_t*>(bytes), 0, length,
+                static_cast<uint32_t>(args_[kArgBodyTag])};
         return true;
       }
       default:
@@ -456,7 +473,7 @@ class FastResponse : public Napi::Addon<FastResponse> {
       writer.SendCopied(at, AppendChunkSizeLine(&cork, body.length));
     }
     if (body.external != nullptr) {
-      writer.SendExternal(body.external, body.length);
+      writer.SendExternal(body.external, body.length, body.tag);
     } else {
       writer.SendCopied(body.offset, body.length);
     }

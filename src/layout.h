@@ -34,7 +34,10 @@ enum Arg : uint32_t {
   // The socket writer (openWriter()) whose batch the call joins, or -1: the
   // call writes at once, at kArgFd.
   kArgWriter = 9,
-  kArgCount = 10,
+  // A Buffer body's tag in that writer, for pending() (0: the environment's
+  // writer).
+  kArgBodyTag = 10,
+  kArgCount = 11,
 };
 
 // --- results[]: what a call reports ------------------------------------------
@@ -135,6 +138,7 @@ inline constexpr Constant kConstants[] = {
     {"ARG_BODY_UNITS", kArgBodyUnits},
     {"ARG_HEAD_UNITS", kArgHeadUnits},
     {"ARG_WRITER", kArgWriter},
+    {"ARG_BODY_TAG", kArgBodyTag},
     {"ARG_COUNT", kArgCount},
     {"RESULT_REMAINING", kResultRemaining},
     {"RESULT_BITS", kResultBits},
@@ -187,7 +191,7 @@ constexpr uint32_t kArgs[] = {
     kArgFd,        kArgStatusCode,       kArgFieldCount,
     kArgStateBits, kArgKeepAliveSeconds, kArgMaxRequests,
     kArgBodyFlags, kArgBodyUnits,        kArgHeadUnits,
-    kArgWriter};
+    kArgWriter,    kArgBodyTag};
 constexpr uint32_t kResults[] = {kResultRemaining,     kResultBits,
                                  kResultBodyLength,    kResultWritten,
                                  kResultContentLength, kResultReason};

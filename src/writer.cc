@@ -26,18 +26,19 @@ void Writer::SendCopied(size_t offset, size_t length) {
       return;
     }
   }
-  parts_.push_back({nullptr, offset, length});
+  parts_.push_back({nullptr, offset, length, 0});
 }
 
-void Writer::SendExternal(const uint8_t* data, size_t length) {
+void Writer::SendExternal(const uint8_t* data, size_t length, uint32_t tag) {
   if (length == 0) return;
   queued_bytes_ += length;
-  parts_.push_back({data, 0, length});
+  parts_.push_back({data, 0, length, tag});
 }
 
 Writer::Part Writer::PartOf(const Segment& s) const {
-  if (s.external != nullptr) return {s.external + s.offset, s.length, true};
-  return {cork_.data() + s.offset, s.length, false};
+  if (s.external != nullptr)
+    return {s.external + s.offset, s.length, true, s.tag};
+  return {cork_.data() + s.offset, s.length, false, 0};
 }
 
 Writer::Part Writer::pending(size_t i) const { return PartOf(parts_[i]); }
@@ -58,9 +59,13 @@ Writer::FlushResult Writer::Flush(int fd) {
     if (n != -EAGAIN && n != -EWOULDBLOCK) r.error = static_cast<int>(-n);
     return r;
   }
-  // Forget what the kernel took; the first part left may be cut.
-  size_t left = static_cast<size_t>(n);
-  r.written = left;
+  r.written = static_cast<size_t>(n);
+  Consume(r.written);
+  return r;
+}
+
+void Writer::Consume(size_t n) {
+  size_t left = n < queued_bytes_ ? n : queued_bytes_;
   queued_bytes_ -= left;
   size_t done = 0;
   while (done < parts_.size() && left >= parts_[done].length) {
@@ -72,7 +77,6 @@ Writer::FlushResult Writer::Flush(int fd) {
     parts_[done].length -= left;
   }
   parts_.erase(parts_.begin(), parts_.begin() + done);
-  return r;
 }
 
 void Writer::Clear() {

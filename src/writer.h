@@ -29,6 +29,7 @@ class Writer {
     const uint8_t* data;
     size_t length;
     bool external;
+    uint32_t tag;  // an external part's tag (SendExternal())
   };
 
   // What a Flush() did.
@@ -46,8 +47,9 @@ class Writer {
   // after its body (its Content-Length needs the body's length) is sent
   // before it.
   void SendCopied(size_t offset, size_t length);
-  // Sends `length` bytes of the caller's memory after what is queued.
-  void SendExternal(const uint8_t* data, size_t length);
+  // Sends `length` bytes of the caller's memory after what is queued;
+  // `tag` names that memory to the caller in pending().
+  void SendExternal(const uint8_t* data, size_t length, uint32_t tag = 0);
 
   size_t queued_bytes() const { return queued_bytes_; }
 
@@ -60,6 +62,10 @@ class Writer {
   // The i-th part not written yet; valid until the writer changes.
   Part pending(size_t i) const;
 
+  // Forgets the first `n` queued bytes, as if written (the caller handed
+  // them to someone else); the first part left may be cut.
+  void Consume(size_t n);
+
   // Forgets everything queued and clears the cork buffer (giving a large
   // one back).
   void Clear();
@@ -69,6 +75,7 @@ class Writer {
     const uint8_t* external;  // nullptr: a range of cork_
     size_t offset;            // into cork_, or into `external`
     size_t length;
+    uint32_t tag;
   };
   Part PartOf(const Segment& s) const;
 

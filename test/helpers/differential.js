@@ -224,8 +224,13 @@ function runClient({ transport, port, server, request, expect, pauseUntil, onSoc
   let needed = 0;
   let settled = false;
   let socket;
-  const methods = requestMethods(Buffer.from(request).toString('latin1'));
+  // Several bursts: each sent in one write once every response to the
+  // bursts before it has arrived (a pipelining client, as wrk's).
+  const bursts = Array.isArray(request) ? request : [request];
+  const methods = requestMethods(bursts.map((b) => Buffer.from(b).toString('latin1')).join(''));
   const wanted = expect.responses ?? methods.length;
+  let sent = 1;
+  let answered = requestMethods(Buffer.from(bursts[0]).toString('latin1')).length;
 
   const finish = (serverClosed) => {
     if (settled) return;
@@ -236,11 +241,17 @@ function runClient({ transport, port, server, request, expect, pauseUntil, onSoc
   };
 
   const check = () => {
-    if (settled || expect.untilClose || received < needed) return;
+    if (settled || (expect.untilClose && sent === bursts.length) || received < needed) return;
     const bytes = Buffer.concat(chunks);
     const parsed = parseResponses(bytes, methods);
     const { responses } = parsed;
     needed = parsed.needed;
+    while (sent < bursts.length && responses.length >= answered &&
+           !(responses.length > 0 && responses[responses.length - 1].closes)) {
+      answered += requestMethods(Buffer.from(bursts[sent]).toString('latin1')).length;
+      socket.write(bursts[sent++]);
+    }
+    if (expect.untilClose) return;
     if (responses.length >= wanted &&
         (!responses[wanted - 1].closes || expect.waitForClose === false)) {
       finish(false);
@@ -248,7 +259,7 @@ function runClient({ transport, port, server, request, expect, pauseUntil, onSoc
   };
 
   const onConnect = () => {
-    socket.write(request);
+    socket.write(bursts[0]);
     if (pauseUntil !== undefined) {
       socket.pause();
       Promise.resolve(pauseUntil).finally(() => {
@@ -607,7 +618,9 @@ const modes = {
  * result and state.
  *
  * opts:
- *   request         the request bytes (string or Buffer), sent in one write
+ *   request         the request bytes (string or Buffer), sent in one write;
+ *                   or an array of such bursts, each sent once the responses
+ *                   to the ones before it arrived (pipelining)
  *   handler         (req, res, ctx) => void | Promise
  *   expect          { responses?: n, untilClose?: boolean, waitForClose?: boolean }
  *   mode            'fast' (fastResponse.end), 'fastEnd' (res.fastEnd after

@@ -231,14 +231,36 @@ function parseResponse(buf) {
     headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
   }
   if (headers['transfer-encoding'] !== undefined) {
-    throw new Error(`Transfer-Encoding: ${headers['transfer-encoding']}: the benchmark expects ` +
-                    'a body of known length');
+    if (headers['transfer-encoding'] !== 'chunked') {
+      throw new Error(`Transfer-Encoding: ${headers['transfer-encoding']}: the benchmark expects ` +
+                      'a body of known length or chunked');
+    }
+    return parseChunked(buf, end + 4, Number(status[1]), headers);
   }
   const length = Number(headers['content-length']);
   if (!Number.isInteger(length)) throw new Error('no Content-Length in the response');
   const size = end + 4 + length;
   if (buf.length < size) return null;
   return { status: Number(status[1]), headers, body: buf.subarray(end + 4, size), size };
+}
+
+// A chunked body (RFC 9112 §7.1) from `at`: the chunks' data joined, or
+// null while incomplete. Every response of a run must have the same chunks
+// (the byte count check needs one size).
+function parseChunked(buf, at, status, headers) {
+  const data = [];
+  for (;;) {
+    const line = buf.indexOf('\r\n', at);
+    if (line === -1) return null;
+    const size = parseInt(buf.subarray(at, line).toString('latin1'), 16);
+    if (!Number.isInteger(size)) throw new Error('bad chunk-size line');
+    const next = line + 2 + size + 2;
+    if (buf.length < next) return null;
+    if (buf.subarray(next - 2, next).toString('latin1') !== '\r\n') throw new Error('chunk without its CRLF');
+    if (size === 0) return { status, headers, body: Buffer.concat(data), size: next };
+    data.push(buf.subarray(line + 2, line + 2 + size));
+    at = next;
+  }
 }
 
 /**
@@ -294,6 +316,7 @@ function probe(port, urlPath, expect) {
       if (/(^|\W)close($|\W)/i.test(r.headers.connection || '')) {
         throw new Error('Connection: close on a keep-alive request');
       }
+      // Content-Length equal to the body's length, or chunked (data joined).
       const body = Buffer.isBuffer(expect.body) ? expect.body : Buffer.from(expect.body);
       if (!r.body.equals(body)) {
         throw new Error(`body of ${r.body.length} bytes differs from the expected ${body.length} bytes`);

@@ -17,6 +17,20 @@ declare module 'node:http' {
     fastEnd(callback?: () => void): this;
     fastEnd(data: string | Uint8Array, callback?: () => void): this;
     fastEnd(data: string | Uint8Array, encoding: BufferEncoding, callback?: () => void): this;
+    /**
+     * Added by `install()`. Writes a chunk of the body exactly as
+     * `res.write(chunk, encoding, callback)` does (same bytes, return value,
+     * 'drain', callbacks, errors), the chunk framed natively and handed to
+     * the socket in one write.
+     *
+     * @returns false when the socket's buffer is full: wait for 'drain'.
+     */
+    fastWrite(chunk: string | Uint8Array, callback?: (err?: Error | null) => void): boolean;
+    fastWrite(
+      chunk: string | Uint8Array,
+      encoding: BufferEncoding,
+      callback?: (err?: Error | null) => void,
+    ): boolean;
   }
 }
 
@@ -58,11 +72,12 @@ declare namespace fastResponse {
    * - 'no-addon': the native addon did not load (see loadError)
    * - 'end-replaced': the response's end() is not Node's (compression, an APM agent): it is called
    * - 'writehead-replaced': the response's writeHead() is not Node's: send() calls it
+   * - 'write-replaced': the response's write() is not Node's: it is called
    * - 'not-http1': not an http.ServerResponse (the HTTP/2 compatibility API): its own end() is called
    * - 'no-body': end() without data: nothing to write fast
    * - 'empty-body': an empty string or Buffer: Node writes no body
    * - 'body-type': a body that is not a string, Buffer or Uint8Array: Node throws
-   * - 'encoding': a string encoding Node knows and the addon does not write, whose bytes differ from Buffer.byteLength's count
+   * - 'encoding': a string whose bytes Node counts otherwise: end() in an encoding whose bytes differ from Buffer.byteLength's count; write() in hex, base64, ..., or UTF-8 beyond ASCII (the socket counts characters)
    * - 'finished': the response was already ended or destroyed
    * - 'head-sent': the head went out already (res.write() before end())
    * - 'strict-content-length': strictContentLength: Node checks the body against Content-Length
@@ -74,6 +89,8 @@ declare namespace fastResponse {
    * - 'unique-headers': the server's uniqueHeaders option joins an array value of this field
    * - 'keep-alive-value': a keepAliveTimeout or maxRequestsPerSocket the addon cannot print as Node does
    * - 'body-not-allowed': the server's rejectNonStandardBodyWrites refuses a body here: Node throws
+   * - 'no-body-allowed': write() on a response without a body (HEAD, 204, 304): Node ignores it or throws
+   * - 'node-combines-chunks': Node 24 and later collect the chunked writes of a tick into one chunk: write() is Node's
    * - 'removed-connection': Node 18 closes the connection after removeHeader('Connection')
    * - 'queued': the response has output queued (outputData)
    * - 'not-current': the response waits behind the socket's current one (pipelining)
@@ -93,6 +110,7 @@ declare namespace fastResponse {
     | 'no-addon'
     | 'end-replaced'
     | 'writehead-replaced'
+    | 'write-replaced'
     | 'not-http1'
     | 'no-body'
     | 'empty-body'
@@ -109,6 +127,8 @@ declare namespace fastResponse {
     | 'unique-headers'
     | 'keep-alive-value'
     | 'body-not-allowed'
+    | 'no-body-allowed'
+    | 'node-combines-chunks'
     | 'removed-connection'
     | 'queued'
     | 'not-current'
@@ -132,6 +152,8 @@ declare namespace fastResponse {
      * rest went to socket.write(), with Node's backpressure.
      */
     partial: number;
+    /** res.write() chunks the addon framed (`write()`, `fastWrite()`, patchEnd). */
+    writes: number;
     /** Calls that went to Node's own code. */
     fallback: number;
     /**
@@ -170,6 +192,26 @@ declare const fastResponse: {
     encoding: BufferEncoding,
     callback?: () => void,
   ): ServerResponse;
+
+  /**
+   * `res.write(chunk[, encoding][, callback])`, fast: the chunk (and the
+   * head, with the first) framed natively, as Node frames it (chunked, or as
+   * it is under a Content-Length or to an HTTP/1.0 client), and handed to the
+   * socket in one write where Node makes four. On Node 24 and later, which
+   * collect a tick's chunked writes themselves, it is Node's write().
+   *
+   * @returns false when the socket's buffer is full: wait for 'drain', as
+   *   Node's.
+   * @throws ERR_INVALID_ARG_TYPE, ERR_STREAM_NULL_VALUES as Node's write();
+   *   write() after end() emits ERR_STREAM_WRITE_AFTER_END, as Node.
+   */
+  write(res: ServerResponse, chunk: fastResponse.Body, callback?: (err?: Error | null) => void): boolean;
+  write(
+    res: ServerResponse,
+    chunk: fastResponse.Body,
+    encoding: BufferEncoding,
+    callback?: (err?: Error | null) => void,
+  ): boolean;
 
   /**
    * `res.writeHead(statusCode, headers)` + `res.end(data)`, with
@@ -212,8 +254,9 @@ declare const fastResponse: {
   ): ServerResponse;
 
   /**
-   * Defines `ServerResponse.prototype.fastEnd`; with `{ patchEnd: true }`
-   * also makes every `res.end(data)` fast.
+   * Defines `ServerResponse.prototype.fastEnd` and `fastWrite`; with
+   * `{ patchEnd: true }` also makes every `res.end(data)` and `res.write()`
+   * fast.
    *
    * @returns `uninstall`, which restores the prototype as it was.
    * @throws ERR_INVALID_ARG_TYPE when `options` is not an object.

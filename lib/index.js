@@ -9,7 +9,10 @@
  * @module fast-response
  */
 
-const { ServerResponse, nodeEnd, isNodesEnd, setPackageEnd } = require('./node-internals');
+const {
+  ServerResponse, nodeEnd, isNodesEnd, setPackageEnd, nodeWrite, isNodesWrite, setPackageWrite, NODE_COMBINES_CHUNKS,
+} = require('./node-internals');
+const { write } = require('./stream');
 const { loadError } = require('./binding');
 const { end } = require('./end');
 const { send, template, json } = require('./send');
@@ -44,19 +47,19 @@ function install(options) {
     // what was there, attributes included.
     installed = {
       fastEnd: Object.getOwnPropertyDescriptor(proto, 'fastEnd'),
+      fastWrite: Object.getOwnPropertyDescriptor(proto, 'fastWrite'),
       end: Object.getOwnPropertyDescriptor(proto, 'end'),
-      // The end() in effect before install(), own or inherited.
+      write: Object.getOwnPropertyDescriptor(proto, 'write'),
+      // The end() and write() in effect before install(), own or inherited.
       previousEnd: proto.end,
+      previousWrite: proto.write,
       patchedEnd: false,
     };
-    Object.defineProperty(proto, 'fastEnd', {
-      __proto__: null,
-      configurable: true,
-      writable: true,
-      enumerable: false,
-      value: function fastEnd(data, encoding, callback) {
-        return fastResponseEnd(this, data, encoding, callback);
-      },
+    defineMethod(proto, 'fastEnd', function fastEnd(data, encoding, callback) {
+      return fastResponseEnd(this, data, encoding, callback);
+    });
+    defineMethod(proto, 'fastWrite', function fastWrite(chunk, encoding, callback) {
+      return fastResponseWrite(this, chunk, encoding, callback);
     });
   }
   if (patchEnd && !installed.patchedEnd) {
@@ -64,15 +67,25 @@ function install(options) {
     // Over Node's own end() the patch is the package's fast path; over
     // anyone else's it hands every call to that end() (patchedEnd()).
     setPackageEnd(installed.previousEnd === nodeEnd ? patchedEndMethod : null);
-    Object.defineProperty(proto, 'end', {
-      __proto__: null,
-      configurable: true,
-      writable: true,
-      enumerable: false,
-      value: patchedEndMethod,
-    });
+    defineMethod(proto, 'end', patchedEndMethod);
+    // write() likewise, where the package frames chunks (Node 24 and later
+    // do what it would: write() stays Node's, at no cost).
+    if (!NODE_COMBINES_CHUNKS && installed.previousWrite === nodeWrite && nodeWrite !== null) {
+      setPackageWrite(patchedWriteMethod);
+      defineMethod(proto, 'write', patchedWriteMethod);
+    }
   }
   return uninstall;
+}
+
+function defineMethod(object, name, value) {
+  Object.defineProperty(object, name, {
+    __proto__: null,
+    configurable: true,
+    writable: true,
+    enumerable: false,
+    value,
+  });
 }
 
 /**
@@ -111,18 +124,55 @@ function fastResponseEnd(res, data, encoding, callback) {
   if (!isNodesEnd(own) && typeof own === 'function') {
     // An HTTP/2 compatibility response (or any other kind) has its own end.
     statistics.countFallback(res instanceof ServerResponse ? R.END_REPLACED : R.NOT_HTTP1, res, data);
-    return callOwnEnd(own, res, data, encoding, callback);
+    return callOwn(own, res, data, encoding, callback);
   }
   return end(res, data, encoding, callback);
 }
 
-// The replaced end() gets the arguments res.end(...) would have got, without
-// trailing undefined ones: wrappers may look at `arguments.length`.
-function callOwnEnd(own, res, data, encoding, callback) {
+// The replaced end() or write() gets the arguments res.end(...) would have
+// got, without trailing undefined ones: wrappers may look at
+// `arguments.length`.
+function callOwn(own, res, data, encoding, callback) {
   if (callback !== undefined) return own.call(res, data, encoding, callback);
   if (encoding !== undefined) return own.call(res, data, encoding);
   if (data !== undefined) return own.call(res, data);
   return own.call(res);
+}
+
+/**
+ * Writes a chunk of the body like Node's `res.write(chunk[, encoding][,
+ * callback])`: the same bytes (the head with the first chunk, each chunk
+ * framed as Node frames it: chunked, or as it is under a Content-Length or
+ * to an HTTP/1.0 client), the same return value ('false': wait for
+ * 'drain'), callbacks, 'drain' and errors. The addon frames each chunk into
+ * one Buffer, handed to the socket with one write where Node makes four;
+ * the socket sends the tick's chunks with one writev(2), as with Node.
+ * Steps aside to Node's own write() where it does not apply (stats()
+ * names why: Node 24 and later, which collect a tick's chunks themselves,
+ * a response waiting behind another, strictContentLength, ...).
+ *
+ * @param {import('http').ServerResponse} res
+ * @param {string|Buffer|Uint8Array} chunk
+ * @param {BufferEncoding|Function} [encoding]
+ * @param {(err?: Error|null) => void} [callback] Called once the chunk is
+ *   written (or with the error), as Node's.
+ * @returns {boolean} false when the socket's buffer is full: wait for
+ *   'drain', as Node's.
+ * @throws {TypeError} ERR_INVALID_ARG_TYPE, ERR_STREAM_NULL_VALUES as
+ *   Node's write(); write() after end() emits ERR_STREAM_WRITE_AFTER_END.
+ */
+function fastResponseWrite(res, chunk, encoding, callback) {
+  const own = res.write;
+  // (fastWrite itself as the response's write() would call itself.)
+  if (!isNodesWrite(own) && typeof own === 'function' && own !== res.fastWrite) {
+    statistics.countFallback(res instanceof ServerResponse ? R.WRITE_REPLACED : R.NOT_HTTP1, res, chunk);
+    return callOwn(own, res, chunk, encoding, callback);
+  }
+  return write(res, chunk, encoding, callback);
+}
+
+function patchedWriteMethod(chunk, encoding, callback) {
+  return write(this, chunk, encoding, callback);
 }
 
 function patchedEndMethod(data, encoding, callback) {
@@ -135,7 +185,7 @@ function patchedEnd(res, data, encoding, callback) {
   // An end() someone else wrapped before install() keeps its wrapper.
   const previous = installed !== null ? installed.previousEnd : nodeEnd;
   if ((previous !== nodeEnd || nodeEnd === null) && typeof previous === 'function') {
-    return callOwnEnd(previous, res, data, encoding, callback);
+    return callOwn(previous, res, data, encoding, callback);
   }
   if (!data || typeof data === 'function') {
     return nodeEnd.call(res, data, encoding, callback);
@@ -151,8 +201,11 @@ function uninstall() {
   if (installed === null) return;
   const proto = ServerResponse.prototype;
   restore(proto, 'fastEnd', installed.fastEnd);
+  restore(proto, 'fastWrite', installed.fastWrite);
   if (installed.patchedEnd) restore(proto, 'end', installed.end);
+  if (proto.write === patchedWriteMethod) restore(proto, 'write', installed.write);
   setPackageEnd(null);
+  setPackageWrite(null);
   installed = null;
 }
 
@@ -192,6 +245,7 @@ function resetStats() {
 // (cjs-module-lexer), and stops at the first entry of another form.
 module.exports = {
   end: fastResponseEnd,
+  write: fastResponseWrite,
   send,
   template,
   json,

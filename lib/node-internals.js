@@ -60,6 +60,21 @@ function isNodesEnd(fn) {
   return nodeEnd !== null && (fn === nodeEnd || (fn === packageEnd && fn !== null));
 }
 
+/** Node's own OutgoingMessage.prototype.write, or null (then every write is the response's own). */
+const nodeWrite = nodesOwnOrNull(OutgoingMessage.prototype.write, 'write', ['write_(this, chunk']);
+// install({ patchEnd: true })'s write() while it stands over Node's own.
+let packageWrite = null;
+
+/** lib/index.js: the package's patched write(), or null. */
+function setPackageWrite(fn) {
+  packageWrite = fn;
+}
+
+/** Whether `fn`, a response's write(), is Node's own (or the package's patch of it). */
+function isNodesWrite(fn) {
+  return nodeWrite !== null && (fn === nodeWrite || (fn === packageWrite && fn !== null));
+}
+
 /** Node's own ServerResponse.prototype.writeHead, or null (then always called). */
 const nodeWriteHead = nodesOwnOrNull(ServerResponse.prototype.writeHead, 'writeHead',
                                      ['_storeHeader(', 'ERR_HTTP_HEADERS_SENT', 'ERR_HTTP_INVALID_STATUS_CODE']);
@@ -88,6 +103,7 @@ function detachedResponse() {
 const probe = detachedResponse();
 const kOutHeaders = findSymbol(probe, 'kOutHeaders');
 const kRejectNonStandardBodyWrites = findSymbol(probe, 'kRejectNonStandardBodyWrites');
+const kNeedDrain = findSymbol(probe, 'kNeedDrain');
 
 // Set by the server on each response (not by the constructor): looked up on
 // the first response that has it. A response no server made (a test
@@ -152,7 +168,24 @@ const NODE_RENDERS_HEAD = !REMOVED_CONNECTION_KEEPS_ALIVE || !CONTENT_LENGTH_AS_
 // so the major version does (test/pipeline.test.js pins both).
 const FAILED_WRITE_COUNTED = Number(process.versions.node.split('.')[0]) < 24;
 
+// Node 24 and later collect the chunked writes of a corked tick into one
+// chunk (kChunkedBuffer) and write it when the tick ends.
+const NODE_COMBINES_CHUNKS = findSymbol(probe, 'kChunkedBuffer') !== undefined;
+
+// Node 18's socket calls a write's callback with no argument when it is
+// the only write of an uncork, and with one (undefined) when several go out
+// together (writev); Node 20 and later pass `null` either way. Node's own
+// res.write() of a chunked body is always several writes (size line, CRLF,
+// data, CRLF): the package's one write then passes its one argument too.
+const SINGLE_WRITE_CALLBACK_WITHOUT_ARGUMENT = Number(process.versions.node.split('.')[0]) < 20;
+
 module.exports = {
+  SINGLE_WRITE_CALLBACK_WITHOUT_ARGUMENT,
+  nodeWrite,
+  isNodesWrite,
+  setPackageWrite,
+  kNeedDrain,
+  NODE_COMBINES_CHUNKS,
   socketWrite,
   FAILED_WRITE_COUNTED,
   REMOVED_CONNECTION_KEEPS_ALIVE,

@@ -12,12 +12,13 @@ const REASONS = Object.freeze({
   'no-addon': 'the native addon did not load (see loadError)',
   'end-replaced': "the response's end() is not Node's (compression, an APM agent): it is called",
   'writehead-replaced': "the response's writeHead() is not Node's: send() calls it",
+  'write-replaced': "the response's write() is not Node's: it is called",
   'not-http1': 'not an http.ServerResponse (the HTTP/2 compatibility API): its own end() is called',
   // The body
   'no-body': 'end() without data: nothing to write fast',
   'empty-body': 'an empty string or Buffer: Node writes no body',
   'body-type': 'a body that is not a string, Buffer or Uint8Array: Node throws',
-  encoding: "a string encoding Node knows and the addon does not write, whose bytes differ from Buffer.byteLength's count",
+  encoding: "a string whose bytes Node counts otherwise: end() in an encoding whose bytes differ from Buffer.byteLength's count; write() in hex, base64, ..., or UTF-8 beyond ASCII (the socket counts characters)",
   // The response
   finished: 'the response was already ended or destroyed',
   'head-sent': 'the head went out already (res.write() before end())',
@@ -30,6 +31,8 @@ const REASONS = Object.freeze({
   'unique-headers': "the server's uniqueHeaders option joins an array value of this field",
   'keep-alive-value': 'a keepAliveTimeout or maxRequestsPerSocket the addon cannot print as Node does',
   'body-not-allowed': "the server's rejectNonStandardBodyWrites refuses a body here: Node throws",
+  'no-body-allowed': 'write() on a response without a body (HEAD, 204, 304): Node ignores it or throws',
+  'node-combines-chunks': 'Node 24 and later collect the chunked writes of a tick into one chunk: write() is Node\'s',
   'removed-connection': "Node 18 closes the connection after removeHeader('Connection')",
   // The socket
   queued: 'the response has output queued (outputData)',

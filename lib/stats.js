@@ -14,12 +14,18 @@ let logged = { __proto__: null };
 
 let fastWrites = 0;
 let partialWrites = 0;
+let chunkWrites = 0;
 let fallbacks = 0;
 let reasons = { __proto__: null };
 
 /** A response whose bytes all went out with one writev(2). */
 function countFast() {
   fastWrites++;
+}
+
+/** A res.write() whose chunk the addon framed. */
+function countWrite() {
+  chunkWrites++;
 }
 
 /** A response whose rest was handed to socket.write(). */
@@ -58,6 +64,7 @@ function stats() {
   return {
     fast: fastWrites,
     partial: partialWrites,
+    writes: chunkWrites,
     fallback: fallbacks,
     reasons: { ...reasons },
   };
@@ -66,9 +73,10 @@ function stats() {
 function resetStats() {
   fastWrites = 0;
   partialWrites = 0;
+  chunkWrites = 0;
   fallbacks = 0;
   reasons = { __proto__: null };
   logged = { __proto__: null };
 }
 
-module.exports = { countFast, countPartial, countFallback, logInstall, stats, resetStats };
+module.exports = { countFast, countPartial, countWrite, countFallback, logInstall, stats, resetStats };

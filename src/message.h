@@ -62,6 +62,8 @@ size_t AppendChunkSizeLine(HeadBuffer* out, uint64_t length);
 constexpr std::string_view kChunkEnd = "\r\n0\r\n\r\n";
 // An empty body: the last chunk alone.
 constexpr std::string_view kLastChunk = kChunkEnd.substr(2);
+// What follows the data of a chunk that is not the last (res.write()).
+constexpr std::string_view kChunkDataEnd = kChunkEnd.substr(0, 2);
 
 // Appends `latin1[0..n)` encoded as UTF-8 (each byte >= 0x80 as two bytes),
 // what Node sends for a latin1 head written as part of a UTF-8 string.

@@ -372,6 +372,7 @@ function referenceTemplate(statusCode, headers) {
 
 const nodeApi = {
   end: (res, ...args) => res.end(...args),
+  write: (res, ...args) => res.write(...args),
   send: referenceSend,
   json: referenceJson,
   template: referenceTemplate,
@@ -379,6 +380,7 @@ const nodeApi = {
 
 const fastApi = {
   end: (res, ...args) => fastResponse.end(res, ...args),
+  write: (res, ...args) => fastResponse.write(res, ...args),
   send: fastResponse.send,
   json: fastResponse.json,
   template: fastResponse.template,
@@ -386,8 +388,10 @@ const fastApi = {
 
 // `res.fastEnd()` after install(); and install({ patchEnd: true }) with
 // handlers that call plain `res.end()`.
-const fastEndApi = { ...fastApi, end: (res, ...args) => res.fastEnd(...args) };
-const patchedApi = { ...fastApi, end: (res, ...args) => res.end(...args) };
+const fastEndApi = {
+  ...fastApi, end: (res, ...args) => res.fastEnd(...args), write: (res, ...args) => res.fastWrite(...args),
+};
+const patchedApi = { ...fastApi, end: (res, ...args) => res.end(...args), write: (res, ...args) => res.write(...args) };
 
 // ---------------------------------------------------------------------------
 // Recording
@@ -395,6 +399,8 @@ const patchedApi = { ...fastApi, end: (res, ...args) => res.end(...args) };
 /** The response's state as the comparison sees it. */
 function snapshot(res) {
   return {
+    writableNeedDrain: res.writableNeedDrain,
+    writableCorked: res.writableCorked,
     writableEnded: res.writableEnded,
     finished: res.finished,
     headersSent: res.headersSent,
@@ -494,6 +500,7 @@ async function runOnce(opts, api, label) {
     };
     const wrapped = {
       end: (r, ...args) => record('end', () => api.end(r, ...args)),
+      write: (r, ...args) => record('write', () => api.write(r, ...args)),
       send: (r, ...args) => record('send', () => api.send(r, ...args)),
       json: (r, ...args) => record('json', () => api.json(r, ...args)),
       template: (...args) => {
@@ -631,6 +638,7 @@ const modes = {
  *   fast            writes expected on the fast path (fast + partial),
  *                   default: one per response
  *   partial         minimum number of partial writes expected
+ *   writes          res.write() chunks the addon framed (stats().writes)
  *   fallback        { reason: count } expected, default {}
  *   pauseClientUntil  a signal name: the client reads nothing before a
  *                   handler calls ctx.signal(name).resolve()
@@ -641,7 +649,7 @@ async function differential(opts) {
   const mode = modes[opts.mode || 'fast'];
   assert.ok(mode, `unknown mode ${opts.mode}`);
   const node = await runOnce(opts, nodeApi, 'node');
-  assert.deepEqual(node.stats, { fast: 0, partial: 0, fallback: 0, reasons: {} },
+  assert.deepEqual(node.stats, { fast: 0, partial: 0, writes: 0, fallback: 0, reasons: {} },
                    'the reference run must not touch the package');
 
   let uninstall = null;
@@ -665,6 +673,9 @@ async function differential(opts) {
   const expectedFast = opts.fast ?? node.responses;
   assert.equal(fast.stats.fast + fast.stats.partial, expectedFast,
                `writes on the fast path (stats: ${JSON.stringify(fast.stats)})`);
+  if (opts.writes !== undefined) {
+    assert.equal(fast.stats.writes, opts.writes, `chunks written by the addon (stats: ${JSON.stringify(fast.stats)})`);
+  }
   if (opts.partial !== undefined) {
     assert.ok(fast.stats.partial >= opts.partial,
               `partial writes: expected at least ${opts.partial}, stats ${JSON.stringify(fast.stats)}`);

@@ -312,6 +312,7 @@ function statsDelta(before, after) {
   return {
     fast: after.fast - before.fast,
     partial: after.partial - before.partial,
+    writes: after.writes - before.writes,
     fallback: after.fallback - before.fallback,
     reasons,
   };

@@ -1,0 +1,260 @@
+'use strict';
+
+// res.write() through the addon (lib/stream.js) against Node's own write():
+// fastResponse.write(res, ...), res.fastWrite() after install() and plain
+// res.write() under install({ patchEnd: true }). Every case: the same bytes,
+// events, callbacks, return values and state after each call (writableLength
+// and writableNeedDrain recorded), as Node's own. On Node 24 and later
+// Node's write() collects a tick's chunks itself and the package's write()
+// is Node's: the same checks hold, and the counts say so.
+
+const { describe, test } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const zlib = require('node:zlib');
+
+const { differential, get } = require('./helpers/differential');
+const { NODE_COMBINES_CHUNKS } = require('../lib/node-internals');
+
+/**
+ * Expected counts: `writes` chunks framed by the addon, and the fallbacks
+ * of end() calls (`endFallback`); on Node 24+ every write is Node's
+ * ('node-combines-chunks').
+ */
+function counts(mode, writes, { fast = 0, endFallback = {} } = {}) {
+  if (NODE_COMBINES_CHUNKS) {
+    // patchEnd leaves write() alone there: Node's, counted nowhere.
+    const fallback = { ...endFallback };
+    if (writes > 0 && mode !== 'patched') fallback['node-combines-chunks'] = writes;
+    return { writes: 0, fast, fallback };
+  }
+  return { writes, fast, fallback: endFallback };
+}
+
+/** Records what a write leaves: return value (by the harness) and state. */
+function writing(ctx, res, ...args) {
+  const ret = ctx.api.write(res, ...args);
+  ctx.record('after write', { writableLength: res.writableLength, writableNeedDrain: res.writableNeedDrain });
+  return ret;
+}
+
+const NO_DATA_END = { 'no-body': 1 };
+
+/** Node 24+: `n` writes counted as Node's (not under patchEnd, which leaves write() alone). */
+function nodeWrites(mode, n) {
+  return mode === 'patched' ? {} : { 'node-combines-chunks': n };
+}
+
+for (const mode of ['fast', 'fastEnd', 'patched']) {
+  // end() without data: fastResponse.end() counts it ('no-body'); under
+  // patchEnd it is Node's own end(), counted nowhere.
+  const endNoData = mode === 'patched' ? {} : NO_DATA_END;
+
+  describe(`res.write() (${mode})`, () => {
+    test('writeHead(), three writes in one tick, end(): one chunk each', () =>
+      differential({
+        mode,
+        request: get(),
+        handler: (req, res, ctx) => {
+          res.writeHead(200, { 'Content-Type': 'text/plain' });
+          writing(ctx, res, 'one ');
+          writing(ctx, res, Buffer.from('two '));
+          writing(ctx, res, 'three', ctx.callback('written'));
+          ctx.api.end(res);
+        },
+        ...counts(mode, 3, { endFallback: endNoData }),
+      }));
+
+    test('writes on separate ticks, each with its callback', () =>
+      differential({
+        mode,
+        request: get(),
+        handler: (req, res, ctx) => new Promise((resolve) => {
+          res.setHeader('Content-Type', 'text/plain');
+          res.statusCode = 201;
+          let left = 4;
+          const next = () => {
+            writing(ctx, res, `chunk ${left}\n`, ctx.callback(`written ${left}`));
+            if (--left === 0) {
+              ctx.api.end(res);
+              resolve();
+            } else {
+              setImmediate(next);
+            }
+          };
+          next();
+        }),
+        ...counts(mode, 4, { endFallback: endNoData }),
+      }));
+
+    // Node's socket counts a string's characters: a UTF-8 string beyond
+    // ASCII, hex and base64 are Node's ('encoding').
+    test('chunks in UTF-8 (multi-byte), latin1, hex and base64, and a Uint8Array', () =>
+      differential({
+        mode,
+        request: get(),
+        handler: (req, res, ctx) => {
+          writing(ctx, res, 'h\u00e9llo \u2713 \u{1F600} ');
+          writing(ctx, res, 'caf\u00e9 ', 'latin1');
+          writing(ctx, res, '68657821', 'hex');
+          writing(ctx, res, 'YmFzZTY0', 'base64');
+          writing(ctx, res, new Uint8Array([33, 10]));
+          writing(ctx, res, 'ascii in UTF-8');
+          ctx.api.end(res);
+        },
+        ...(NODE_COMBINES_CHUNKS ? counts(mode, 6, { endFallback: endNoData }) :
+          { writes: 3, fast: 0, fallback: { ...endNoData, encoding: 3 } }),
+      }));
+
+    test('a Content-Length of the caller\'s: chunks as they are, not framed', () =>
+      differential({
+        mode,
+        request: get(),
+        handler: (req, res, ctx) => {
+          res.writeHead(200, { 'Content-Length': 12 });
+          writing(ctx, res, 'hello ');
+          writing(ctx, res, 'w\u00f6rld', 'latin1');
+          ctx.api.end(res);
+        },
+        ...counts(mode, 2, { endFallback: endNoData }),
+      }));
+
+    test('an HTTP/1.0 client: no chunked framing, the connection closes', () =>
+      differential({
+        mode,
+        request: get('/', '', 'GET', '1.0'),
+        handler: (req, res, ctx) => {
+          writing(ctx, res, 'first ');
+          writing(ctx, res, 'second');
+          ctx.api.end(res);
+        },
+        ...counts(mode, 2, { endFallback: endNoData }),
+      }));
+
+    test('HEAD and 204: Node ignores the writes, callbacks still called', () =>
+      differential({
+        mode,
+        request: get('/head', '', 'HEAD') + get('/204'),
+        handler: (req, res, ctx) => {
+          if (req.url === '/204') res.statusCode = 204;
+          writing(ctx, res, 'ignored', ctx.callback('written'));
+          ctx.api.end(res);
+        },
+        // The HEAD response's head is rendered, then write() is Node's
+        // ('no-body-allowed'); the 204 waits behind it ('not-current').
+        ...(NODE_COMBINES_CHUNKS ? counts(mode, 2, { endFallback: mode === 'patched' ? {} : { 'no-body': 2 } }) : {
+          writes: 0,
+          fast: 0,
+          fallback: { 'no-body-allowed': 1, 'not-current': 1, ...(mode === 'patched' ? {} : { 'no-body': 2 }) },
+        }),
+      }));
+
+    test('write() after end(): Node\'s ERR_STREAM_WRITE_AFTER_END, in the same order', () =>
+      differential({
+        mode,
+        request: get(),
+        handler: (req, res, ctx) => {
+          writing(ctx, res, 'body');
+          ctx.api.end(res);
+          ctx.attempt('late write', () => writing(ctx, res, 'late', ctx.callback('late written')));
+        },
+        ...(NODE_COMBINES_CHUNKS ?
+          { writes: 0, fast: 0, fallback: { ...nodeWrites(mode, 2), ...endNoData } } :
+          { writes: 1, fast: 0, fallback: { ...endNoData, finished: 1 } }),
+      }));
+
+    test('end(data) after writes: the last chunk and the end', () =>
+      differential({
+        mode,
+        request: get(),
+        handler: (req, res, ctx) => {
+          writing(ctx, res, 'first ');
+          ctx.api.end(res, 'last');
+        },
+        // end(data) after the head went out is Node's ('head-sent', or on
+        // Node 24+ a corked socket).
+        ...(NODE_COMBINES_CHUNKS ?
+          { writes: 0, fast: 0, fallback: [{ ...nodeWrites(mode, 1), 'socket-busy': 1 }, { ...nodeWrites(mode, 1), 'head-sent': 1 }] } :
+          { writes: 1, fast: 0, fallback: { 'head-sent': 1 } }),
+      }));
+
+    test('user cork() and uncork() around the writes', () =>
+      differential({
+        mode,
+        request: get(),
+        handler: (req, res, ctx) => {
+          res.cork();
+          writing(ctx, res, 'corked one ');
+          writing(ctx, res, 'corked two');
+          ctx.record('corked', res.writableCorked);
+          res.uncork();
+          ctx.api.end(res);
+        },
+        ...counts(mode, 2, { endFallback: endNoData }),
+      }));
+
+    test('1 MiB chunks to a client that reads late: false, then \'drain\', as Node', () =>
+      differential({
+        mode,
+        request: get(),
+        pauseClientUntil: 'written',
+        handler: (req, res, ctx) => new Promise((resolve) => {
+          const big = 'x'.repeat(1 << 20);
+          res.on('drain', () => ctx.record('drain', res.writableNeedDrain));
+          const first = writing(ctx, res, big);
+          ctx.record('first returned', first);
+          setImmediate(() => {
+            writing(ctx, res, big, () => {
+              ctx.api.end(res);
+              resolve();
+            });
+            ctx.signal('written').resolve();
+          });
+        }),
+        ...counts(mode, 2, { endFallback: endNoData }),
+      }));
+  });
+}
+
+describe('res.write() under patchEnd: streams piped into the response', () => {
+  test('pipe() from a file', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fast-response-stream-'));
+    const file = path.join(dir, 'body.txt');
+    fs.writeFileSync(file, 'line of the file\n'.repeat(20000));
+    try {
+      await differential({
+        mode: 'patched',
+        request: get(),
+        handler: (req, res) => new Promise((resolve) => {
+          res.setHeader('Content-Type', 'text/plain');
+          fs.createReadStream(file, { highWaterMark: 16 * 1024 }).pipe(res).on('finish', resolve);
+        }),
+        // 340,000 bytes in 16 KiB reads: 21 chunks, end() of the pipe.
+        ...(NODE_COMBINES_CHUNKS ? { writes: 0, fast: 0, fallback: {} } :
+          { writes: 21, fast: 0, fallback: {} }),
+      });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a gzip stream piped into the response', () =>
+    differential({
+      mode: 'patched',
+      request: get(),
+      handler: (req, res) => new Promise((resolve) => {
+        res.setHeader('Content-Encoding', 'gzip');
+        const gzip = zlib.createGzip({ level: 1 });
+        gzip.pipe(res).on('finish', resolve);
+        for (let i = 0; i < 50; i++) gzip.write(`record ${i} `.repeat(100));
+        gzip.end();
+      }),
+      fast: 0,
+      // How many chunks zlib hands over is zlib's; both runs see the same.
+      fallback: NODE_COMBINES_CHUNKS ? undefined : {},
+    }).then(({ fast }) => {
+      assert.ok(NODE_COMBINES_CHUNKS || fast.stats.writes >= 1, JSON.stringify(fast.stats));
+    }));
+});

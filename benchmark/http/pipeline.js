@@ -8,6 +8,10 @@
 // writeHead(200, { Content-Type, Content-Length }) and res.end(body)
 // (method=end, the baseline), res.fastEnd(body) (fastEnd), the same res.end
 // under install({ patchEnd: true }) (patched), or template().send().
+// method=bound: the bound of any head rendering here: the head is a string
+// rendered once a second and set as `_header` (what writeHead() leaves),
+// then res.fastEnd(body): the socket's batch, Node's bookkeeping, nothing
+// rendered or validated.
 
 const common = require('../common.js');
 const cases = require('../_cases.js');
@@ -17,7 +21,7 @@ const bench = common.createBenchmark(main, {
   depth: [4, 16],
   c: [50],
   duration: [5],
-  method: ['end', 'fastEnd', 'patched', 'template'],
+  method: ['end', 'fastEnd', 'patched', 'template', 'bound'],
 });
 
 function main({ len, depth, c, duration, method }) {
@@ -37,6 +41,20 @@ function main({ len, depth, c, duration, method }) {
     template: (fr) => {
       const tpl = fr.template(200, { 'Content-Type': 'text/plain' });
       return (req, res) => tpl.send(res, chunk);
+    },
+    bound: (fr) => {
+      fr.install();
+      let head = '';
+      const render = () => {
+        head = `HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: ${len}\r\n` +
+               `Date: ${new Date().toUTCString()}\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\n\r\n`;
+      };
+      render();
+      setInterval(render, 1000).unref();
+      return (req, res) => {
+        res._header = head;
+        res.fastEnd(chunk);
+      };
     },
   }, { status: 200, headers, body: chunk });
 }

@@ -299,7 +299,7 @@ class FastResponse : public Napi::Addon<FastResponse> {
   Napi::Value CloseWriter(const Napi::CallbackInfo& info) {
     const int64_t index = info[0].As<Napi::Number>().Int64Value();
     if (index >= 0 && static_cast<size_t>(index) < socket_writers_.size()) {
-      socket_writers_[index]->Clear();
+      socket_writers_[index]->Clear(0);
       free_writers_.push_back(static_cast<uint32_t>(index));
     }
     return info.Env().Undefined();
@@ -353,7 +353,7 @@ class FastResponse : public Napi::Addon<FastResponse> {
       }
     }
     writer.Consume(limit);
-    if (writer.pending_count() == 0) writer.Clear();
+    if (writer.pending_count() == 0) writer.Clear(KeepBytes(writer));
     return parts;
   }
 
@@ -441,6 +441,14 @@ class FastResponse : public Napi::Addon<FastResponse> {
     writer_.Clear();
     return writer_;
   }
+
+  // What a writer's cork buffer keeps once empty: the environment's one
+  // writer keeps what a large response grew it to (up to 1 MiB); a
+  // socket's, one of many, what a few heads need.
+  size_t KeepBytes(const Writer& writer) const {
+    return &writer == &writer_ ? HeadBuffer::kKeepBytes : kSocketKeepBytes;
+  }
+  static constexpr size_t kSocketKeepBytes = 16 << 10;
 
   Writer* SocketWriter() {
     const double index = args_[kArgWriter];
@@ -565,7 +573,7 @@ class FastResponse : public Napi::Addon<FastResponse> {
     const Writer::FlushResult r = writer.Flush(fd);
     results_[kResultWritten] = r.error != 0 ? -static_cast<double>(r.error)
                                             : static_cast<double>(r.written);
-    if (writer.pending_count() == 0) writer.Clear();
+    if (writer.pending_count() == 0) writer.Clear(KeepBytes(writer));
     return static_cast<double>(r.total - r.written);
   }
 

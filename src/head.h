@@ -100,6 +100,9 @@ struct HeadResult {
 // megabytes).
 class HeadBuffer {
  public:
+  // What Release() keeps by default.
+  static constexpr size_t kKeepBytes = 1 << 20;
+
   void Clear() { size_ = 0; }
   std::string_view bytes() const { return {data_.get(), size_}; }
   const uint8_t* data() const {
@@ -118,11 +121,11 @@ class HeadBuffer {
   void Truncate(size_t n) {
     if (n < size_) size_ = n;
   }
-  // Clear(), and gives a large area back (a megabyte string body passed
-  // through): what a few heads need stays.
-  void Release() {
+  // Clear(), and gives the area back when it grew beyond `keep` bytes (a
+  // megabyte string body passed through): what a few heads need stays.
+  void Release(size_t keep = kKeepBytes) {
     size_ = 0;
-    if (capacity_ > kKeepBytes) {
+    if (capacity_ > keep) {
       data_.reset();
       capacity_ = 0;
     }
@@ -144,7 +147,6 @@ class HeadBuffer {
   void AppendDecimal(uint64_t v);
 
  private:
-  static constexpr size_t kKeepBytes = 1 << 20;
   void Grow(size_t n);
 
   std::unique_ptr<char[]> data_;

@@ -79,10 +79,10 @@ void Writer::Consume(size_t n) {
   parts_.erase(parts_.begin(), parts_.begin() + done);
 }
 
-void Writer::Clear() {
+void Writer::Clear(size_t keep) {
   parts_.clear();
   queued_bytes_ = 0;
-  cork_.Release();
+  cork_.Release(keep);
 }
 
 }  // namespace fast_response

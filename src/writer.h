@@ -66,9 +66,9 @@ class Writer {
   // them to someone else); the first part left may be cut.
   void Consume(size_t n);
 
-  // Forgets everything queued and clears the cork buffer (giving a large
-  // one back).
-  void Clear();
+  // Forgets everything queued and clears the cork buffer, giving it back
+  // when it grew beyond `keep` bytes.
+  void Clear(size_t keep = HeadBuffer::kKeepBytes);
 
  private:
   struct Segment {

@@ -109,6 +109,23 @@ function resetStats(fr) {
 }
 
 /**
+ * The head the bound cases send: what writeHead(200, { Content-Type:
+ * text/plain, Content-Length: len }) renders on a keep-alive connection,
+ * rendered again every second (Date). Returns a function giving the
+ * current one.
+ */
+function renderedHead(len) {
+  let head = '';
+  const render = () => {
+    head = `HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: ${len}\r\n` +
+           `Date: ${new Date().toUTCString()}\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\n\r\n`;
+  };
+  render();
+  setInterval(render, 1000).unref();
+  return () => head;
+}
+
+/**
  * What benchmark/http/bound.js calls, for this package's layout (the addon's
  * `layout`, lib/complete.js) or an older one (lib/write.js, when comparing
  * git refs): writeRendered(fd, head, body, bodyFlags, units) -> bytes not
@@ -183,6 +200,7 @@ function serve(bench, { method, c, duration, pipeline }, handlers, expect) {
 
 module.exports = {
   packagePath,
+  renderedHead,
   LENS,
   body,
   prepare,

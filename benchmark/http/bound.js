@@ -35,14 +35,9 @@ function main({ len, type, c, duration, method }) {
       const { writeRendered, written, complete, BODY_BYTES, BODY_UTF8, HEAD_UTF8 } = internals;
       const bodyFlags = typeof chunk === 'string' ? BODY_UTF8 | HEAD_UTF8 : BODY_BYTES;
       const units = typeof chunk === 'string' ? chunk.length : 0;
-      let head = '';
-      const render = () => {
-        head = `HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: ${len}\r\n` +
-               `Date: ${new Date().toUTCString()}\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\n\r\n`;
-      };
-      render();
-      setInterval(render, 1000).unref();
+      const headNow = cases.renderedHead(len);
       return (req, res) => {
+        const head = headNow();
         const remaining = writeRendered(res.socket._handle.fd, head, chunk, bodyFlags, units);
         res._header = head;
         complete(res, written(), remaining, chunk);

@@ -44,15 +44,9 @@ function main({ len, depth, c, duration, method }) {
     },
     bound: (fr) => {
       fr.install();
-      let head = '';
-      const render = () => {
-        head = `HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: ${len}\r\n` +
-               `Date: ${new Date().toUTCString()}\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\n\r\n`;
-      };
-      render();
-      setInterval(render, 1000).unref();
+      const headNow = cases.renderedHead(len);
       return (req, res) => {
-        res._header = head;
+        res._header = headNow();
         res.fastEnd(chunk);
       };
     },

@@ -14,7 +14,7 @@
 //
 // A run writes benchmark/results.csv (compare.js's CSV) and
 // benchmark/results.json (the command, Node versions, date, machine) beside
-// it. With the defaults it takes about 105 minutes: 8 files × 5 lengths ×
+// it. With the defaults it takes about 100 minutes: 8 files × 5 lengths ×
 // 2 methods, and the framework cases (express, fastify, koa: 2 routes at
 // 64 bytes, method plain against patched), × 2 binaries × 5 runs × ~6.6 s.
 // Run it on a quiet machine.

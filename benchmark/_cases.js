@@ -1,13 +1,15 @@
 'use strict';
 
 // What the http/ case files share: the package under test, the `method`
-// config (BENCHMARKING.md's table: `end` is the Node baseline, the others
-// are fast-response's), the server, and the checks that a run measured what
-// its name says: the right responses (bench.http's probe) and, for a fast
-// method, the fast path taken (fastResponse.stats()).
+// config (BENCHMARKING.md's table: `end` is the Node baseline, or `plain` in
+// the framework cases; the others are fast-response's), the server, and the
+// checks that a run measured what its name says: the right responses
+// (bench.http's probe) and, for a fast method, the fast path taken
+// (fastResponse.stats()).
 
 const http = require('node:http');
 const path = require('node:path');
+const { isBaseline } = require('./_stats');
 
 /** The package under test: this repository, or compare.js --old-ref/--new-ref builds. */
 const packagePath = process.env.FAST_RESPONSE_PATH || path.join(__dirname, '..');
@@ -26,16 +28,39 @@ function body(type, len) {
   throw new Error(`type=${type}: use string or buffer`);
 }
 
+// The bytes of {"hello":""}: the shortest body of route=json.
+const JSON_OVERHEAD = '{"hello":""}'.length;
+
+/**
+ * A route of the framework cases (http/express.js, fastify.js, koa.js), as
+ * the frameworks' own hello-world benchmarks (github.com/fastify/benchmarks)
+ * have them: `json` sends the object { hello: 'aaa…' } (their { hello:
+ * 'world' } at `len` bytes of JSON: 12 bytes of `{"hello":""}` and len - 12
+ * of 'a'), `text` a string of `len` bytes of 'a'. Returns { value, body }:
+ * what the handler sends and the bytes expected on the wire; null when
+ * `len` is too short for the route.
+ */
+function appRoute(route, len) {
+  if (route === 'json') {
+    if (len < JSON_OVERHEAD) return null;
+    const value = { hello: 'a'.repeat(len - JSON_OVERHEAD) };
+    return { value, body: JSON.stringify(value) };
+  }
+  if (route === 'text') return { value: body('string', len), body: body('string', len) };
+  throw new Error(`route=${route}: use json or text`);
+}
+
 const originalEnd = http.ServerResponse.prototype.end;
 
 /**
  * Loads the package for `method` and installs what it needs. Returns
  * { fr, skip, internals }: `skip` is why the method cannot run with this
  * package (an older ref without it), else null; `internals` (method=bound)
- * the package's write path (boundInternals()). `end` loads nothing: pure Node.
+ * the package's write path (boundInternals()). A baseline (`end`, `plain`)
+ * loads nothing: pure Node.
  */
 function prepare(method) {
-  if (method === 'end') return { fr: null, skip: null };
+  if (isBaseline(method)) return { fr: null, skip: null };
   let fr;
   try {
     fr = require(packagePath);
@@ -85,7 +110,7 @@ function prepare(method) {
  * over cluster workers. Returns the counts for the report.
  */
 function checkFastStats(method, stats) {
-  if (method === 'end') return {};
+  if (isBaseline(method)) return {};
   if (stats === null) return { fastChecked: false };
   // Responses ended and chunks written by the addon (res.write(): `writes`).
   const writes = stats.writes || 0;
@@ -186,16 +211,65 @@ function serve(bench, { method, c, duration, pipeline }, handlers, expect) {
   }
   const server = http.createServer(handlers[method](fr, internals));
   server.listen(0, '127.0.0.1', () => {
-    bench.http({
-      port: server.address().port,
-      connections: c,
-      duration,
-      pipeline,
-      expect,
-      before: () => resetStats(fr),
-      after: () => checkFastStats(method, readStats(fr)),
-    }, () => server.close());
+    load(bench, { fr, method, c, duration, pipeline, port: server.address().port }, expect, () => server.close());
   });
+}
+
+/** bench.http() on `port` with the response and fast-path checks; `close` once measured. */
+function load(bench, { fr, method, c, duration, pipeline, port, path: urlPath }, expect, close) {
+  bench.http({
+    port,
+    path: urlPath,
+    connections: c,
+    duration,
+    pipeline,
+    expect,
+    before: () => resetStats(fr),
+    after: () => checkFastStats(method, readStats(fr)),
+  }, close);
+}
+
+/**
+ * A framework's app (benchmark/http/express.js, fastify.js, koa.js) serving
+ * `route` (appRoute()) at '/': `method=plain` runs it without fast-response,
+ * `method=patched` under install({ patchEnd: true }), installed before the
+ * framework is loaded, as `node -r fast-response/register app.js` does.
+ * `start(framework, value)` gets the framework's module (`require(name)`,
+ * from this repository's devDependencies) and what the route sends, builds
+ * the app, listens on 127.0.0.1 port 0 and resolves to { port, close }.
+ * The responses must carry `contentTypes[route]` and the body's
+ * Content-Length. A framework that is not installed or does not load on
+ * this Node (Fastify 5 needs Node 20), or a `len` too short for the route,
+ * skips the run with the reason.
+ */
+function serveApp(bench, name, { route, len, method, c, duration }, contentTypes, start) {
+  if (!['plain', 'patched'].includes(method)) throw new Error(`unknown method=${method}: use plain or patched`);
+  const sent = appRoute(route, len);
+  if (sent === null) {
+    bench.skip(`route=${route} needs len=${JSON_OVERHEAD} or more (the bytes of {"hello":""})`);
+    return;
+  }
+  const { fr, skip } = prepare(method);
+  if (skip !== null) {
+    bench.skip(skip);
+    return;
+  }
+  let framework;
+  try {
+    framework = require(name);
+  } catch (err) {
+    bench.skip(`${name} does not load on Node ${process.version} (${err.code || err.message}); ` +
+               'it is a devDependency of this repository: npm install');
+    return;
+  }
+  const expect = {
+    status: 200,
+    headers: { 'Content-Type': contentTypes[route], 'Content-Length': Buffer.byteLength(sent.body) },
+    body: sent.body,
+  };
+  Promise.resolve(start(framework, sent.value)).then(({ port, close }) => {
+    load(bench, { fr, method, c, duration, port }, expect, close);
+  }).catch((err) => bench.fail(err));
 }
 
 module.exports = {
@@ -203,9 +277,11 @@ module.exports = {
   renderedHead,
   LENS,
   body,
+  appRoute,
   prepare,
   checkFastStats,
   readStats,
   resetStats,
   serve,
+  serveApp,
 };

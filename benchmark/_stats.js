@@ -277,7 +277,18 @@ function parseCsv(text) {
 // ---------------------------------------------------------------------------
 // Comparisons
 
-const BASELINE_METHOD = 'end';
+// The baseline methods, Node without fast-response, that every other method
+// of a case file is compared against (BENCHMARKING.md's table): `end`, Node's
+// own res.end() in the http/ cases of one handler; `plain`, a framework's
+// app as it is, against `patched`, the same app under
+// install({ patchEnd: true }) (http/express.js, fastify.js, koa.js, and
+// benchmark/app.js). A case file has one of them.
+const BASELINE_METHODS = Object.freeze(['end', 'plain']);
+
+/** Whether `method` is a baseline: Node's own path, no fast-response loaded. */
+function isBaseline(method) {
+  return BASELINE_METHODS.includes(method);
+}
 
 /** "len=64 c=50 method=fastEnd" -> { method: 'fastEnd', rest: 'len=64 c=50' } */
 function splitMethod(configuration) {
@@ -320,8 +331,8 @@ function groupBy(rows, keyOf) {
 /**
  * The comparisons a CSV holds:
  * - kind 'method': within one binary, each method against the baseline
- *   `method=end` of the same file and configuration (BENCHMARKING.md's
- *   table: fast / baseline);
+ *   (`method=end` or `method=plain`, BASELINE_METHODS) of the same file and
+ *   configuration (BENCHMARKING.md's table: fast / baseline);
  * - kind 'binary': when the CSV has the binaries 'old' and 'new' (compare.js
  *   --old/--new or --old-ref/--new-ref), new against old for each file and
  *   configuration, as Node's compare.R.
@@ -335,14 +346,15 @@ function comparisons(rows) {
     const byCase = groupBy(binaryRows, (r) => `${r.filename}\0${splitMethod(r.configuration).rest}`);
     for (const caseRows of byCase.values()) {
       const byMethod = groupBy(caseRows, (r) => splitMethod(r.configuration).method);
-      const base = byMethod.get(BASELINE_METHOD);
-      if (base === undefined) continue;
+      const baseline = BASELINE_METHODS.find((m) => byMethod.has(m));
+      if (baseline === undefined) continue;
+      const base = byMethod.get(baseline);
       for (const [method, methodRows] of byMethod) {
-        if (method === BASELINE_METHOD || method === null) continue;
+        if (method === null || isBaseline(method)) continue;
         const { filename } = caseRows[0];
         const { rest } = splitMethod(caseRows[0].configuration);
-        out.push(comparison('method', `${binary} ${filename} ${rest} ${method}/${BASELINE_METHOD}`,
-                            { binary, filename, configuration: rest, method, old: BASELINE_METHOD, new: method },
+        out.push(comparison('method', `${binary} ${filename} ${rest} ${method}/${baseline}`,
+                            { binary, filename, configuration: rest, method, old: baseline, new: method },
                             base, methodRows));
       }
     }
@@ -391,13 +403,17 @@ function alignTable(header, body) {
  * compare.R's accuracy at the (*) level, server CPU µs per response.
  */
 function formatTable(list) {
-  if (list.length === 0) return 'no comparisons: the CSV needs method=end beside other methods, or binaries old and new\n';
+  if (list.length === 0) {
+    return `no comparisons: the CSV needs a baseline method (${BASELINE_METHODS.map((m) => `method=${m}`).join(' or ')}) ` +
+      'beside other methods, or binaries old and new\n';
+  }
   const sections = [];
   for (const kind of ['method', 'binary']) {
     const items = list.filter((c) => c.kind === kind);
     if (items.length === 0) continue;
     const title = kind === 'method' ?
-      'Methods against their Node baseline (method=end), per binary: rate = responses/s, ratio = fast/baseline' :
+      'Methods against their Node baseline (method=end, or plain: the app without fast-response), per binary: ' +
+      'rate = responses/s, ratio = fast/baseline' :
       'Binary new against old (compare.R): rate = responses/s, ratio = new/old';
     const header = ['', 'old rate', 'new rate', 'improvement', 'conf', 'p-value',
                     'ratio median (min-max)', 'accuracy (*)', 'cpu µs/res old->new', 'runs'];
@@ -437,6 +453,8 @@ module.exports = {
   welchTTest,
   stars,
   compareSamples,
+  BASELINE_METHODS,
+  isBaseline,
   CSV_HEADER,
   csvRow,
   parseCsv,

@@ -145,18 +145,19 @@ function pinning() {
 }
 
 /**
- * Starts one run of a benchmark file in a child process: `binary file
- * key=value...`, pinned to the server CPU, with IPC for the report. The
- * child's stdout goes to stderr: stdout is for CSV. Returns the ChildProcess.
+ * Starts one run of a benchmark file in a child process: `binary
+ * [execArgv...] file key=value...`, pinned to the server CPU, with IPC for
+ * the report. The child's stdout goes to stderr: stdout is for CSV. Returns
+ * the ChildProcess.
  */
-function spawnChild({ binary = process.execPath, file, args, env = {} }) {
+function spawnChild({ binary = process.execPath, execArgv = [], file, args, env = {} }) {
   const pin = pinning();
   const childEnv = { ...process.env, ...env, [CHILD_ENV]: '1' };
   if (pin !== null) childEnv[PIN_ENV] = `${pin.server},${pin.client}`;
   else delete childEnv[PIN_ENV];
   const [cmd, argv] = pin !== null ?
-    ['taskset', ['-c', String(pin.server), binary, file, ...args]] :
-    [binary, [file, ...args]];
+    ['taskset', ['-c', String(pin.server), binary, ...execArgv, file, ...args]] :
+    [binary, [...execArgv, file, ...args]];
   return spawn(cmd, argv, { env: childEnv, stdio: ['ignore', 2, 2, 'ipc'] });
 }
 
@@ -579,5 +580,6 @@ module.exports = {
   runChild,
   killChildren,
   childTimeoutMs,
+  checkLoad,
   probe,
 };

@@ -4,12 +4,18 @@
 // valgrind --tool=callgrind: the steady counterpart of the server's CPU
 // µs/response, which drifts by ±5 % from run to run on a shared VM.
 //
-//   node benchmark/instructions.js [options] [file=method ...]
+//   node benchmark/instructions.js [options] [file=method[,key=value...] ...]
 //
 //   file=method    a case of benchmark/http/ and its method, e.g.
-//                  template=template, template=end, bound=bound
+//                  template=template, template=end, bound=bound,
+//                  fastify=plain, fastify=patched,route=text; key=value
+//                  after a comma set that case's other configs
 //                  (default: end, send, template and bound at len=64)
 //   --len <bytes>  body length (default 64)
+//   --set <key>=<value>
+//                  a config for every case (repeatable), e.g. route=json
+//                  for the framework cases (express, fastify, koa); a key
+//                  a case file does not declare is ignored by it
 //   --short <s>, --long <s>
 //                  the two run lengths (default 15 and 45 seconds); the
 //                  short run must outlast the JIT's warm-up (a warning
@@ -35,12 +41,21 @@ const MIN_SHORT_S = 15;
 
 const DEFAULT_CASES = ['send=end', 'send=send', 'template=template', 'bound=bound'];
 
-/** One run: { instructions, responses } of `file` with `method` for `seconds`. */
-function count(file, method, len, seconds) {
+/**
+ * One run: { instructions, responses } of `file` with `method` for
+ * `seconds`; `configs`: more key=value arguments for the case file (a key
+ * given again replaces the earlier value: one configuration per run).
+ */
+function count(file, method, len, seconds, configs = []) {
+  const config = new Map([['len', String(len)]]);
+  for (const kv of configs) config.set(kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1));
+  for (const [k, v] of [['method', method], ['c', '2'], ['duration', String(seconds)], ['warmup', '0']]) {
+    config.set(k, v);
+  }
   const args = [
     '--tool=callgrind', '--callgrind-out-file=/dev/null',
     process.execPath, path.join(__dirname, 'http', `${file}.js`),
-    `method=${method}`, `len=${len}`, 'c=2', `duration=${seconds}`, 'warmup=0',
+    ...[...config].map(([k, v]) => `${k}=${v}`),
   ];
   const r = spawnSync('valgrind', args, {
     encoding: 'utf8',
@@ -51,6 +66,8 @@ function count(file, method, len, seconds) {
   if (r.error) throw new Error(`valgrind: ${r.error.message} (apt-get install valgrind)`);
   const collected = /Collected : (\d+)/.exec(r.stderr);
   const row = r.stdout.split('\n').find((line) => line.startsWith('"node"'));
+  const skipped = /^skipped .*/m.exec(r.stderr);
+  if (r.status === 0 && row === undefined && skipped !== null) throw new Error(skipped[0]);
   if (r.status !== 0 || collected === null || row === undefined) {
     throw new Error(`${file} method=${method} under valgrind failed:\n${r.stdout.slice(-1000)}${r.stderr.slice(-2000)}`);
   }
@@ -67,19 +84,30 @@ function main() {
       len: { type: 'string', default: '64' },
       short: { type: 'string', default: '15' },
       long: { type: 'string', default: '45' },
+      set: { type: 'string', multiple: true, default: [] },
     },
   });
+  for (const s of values.set) {
+    if (!/^[^=,]+=[^,]*$/.test(s)) throw new Error(`--set ${s}: key=value expected`);
+  }
   const len = Number(values.len);
   const short = Number(values.short);
   const long = Number(values.long);
   const cases = positionals.length === 0 ? DEFAULT_CASES : positionals;
   console.log(`node ${process.version}, body ${len} bytes, runs of ${short} s and ${long} s under callgrind`);
-  console.log('case                  responses short/long   instructions/response');
+  if (values.set.length > 0) console.log(`configs for every case: ${values.set.join(' ')}`);
+  const width = Math.max(20, ...cases.map((spec) => spec.length));
+  console.log(`${'case'.padEnd(width)}  ${'responses short/long'.padStart(22)}   instructions/response`);
   for (const spec of cases) {
-    const [file, method] = spec.split('=');
-    if (!file || !method) throw new Error(`${spec}: use file=method, e.g. template=template`);
-    const a = count(file, method, len, short);
-    const b = count(file, method, len, long);
+    const [first, ...own] = spec.split(',');
+    const [file, method] = first.split('=');
+    if (!file || !method || own.some((s) => !/^[^=]+=/.test(s))) {
+      throw new Error(`${spec}: use file=method[,key=value...], e.g. template=template or fastify=patched,route=text`);
+    }
+    // The case's own key=value after the --set ones: the later value wins.
+    const configs = [...values.set, ...own];
+    const a = count(file, method, len, short, configs);
+    const b = count(file, method, len, long, configs);
     if (b.responses <= a.responses) throw new Error(`${spec}: the long run served no more responses than the short one`);
     const per = (b.instructions - a.instructions) / (b.responses - a.responses);
     // A short run still warming up (JIT, inline caches) inflates the figure.
@@ -90,7 +118,7 @@ function main() {
                     `the rest of the ${long} s run ${Math.round(restRate)}/s: still warming up, ` +
                     'the figure is too high; use a longer --short');
     }
-    console.log(`${spec.padEnd(20)}  ${`${a.responses}/${b.responses}`.padStart(22)}   ${Math.round(per).toString().padStart(10)}`);
+    console.log(`${spec.padEnd(width)}  ${`${a.responses}/${b.responses}`.padStart(22)}   ${Math.round(per).toString().padStart(10)}`);
   }
 }
 

@@ -40,7 +40,7 @@ function seriesOf(rows) {
     const rest = withoutLen(c.configuration).replace(/\bc=50\b/, '').trim();
     const key = `${c.binary}\0${name}\0${c.method}\0${rest}`;
     if (!series.has(key)) {
-      series.set(key, { binary: c.binary, caseName: `${name} ${c.method}/end${rest ? ` ${rest}` : ''}`, points: [] });
+      series.set(key, { binary: c.binary, caseName: `${name} ${c.method}/${c.old}${rest ? ` ${rest}` : ''}`, points: [] });
     }
     series.get(key).points.push({ len, median: c.ratio.median, min: c.ratio.min, max: c.ratio.max });
   }

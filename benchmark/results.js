@@ -14,8 +14,10 @@
 //
 // A run writes benchmark/results.csv (compare.js's CSV) and
 // benchmark/results.json (the command, Node versions, date, machine) beside
-// it. With the defaults it takes about 90 minutes: 8 files × 5 lengths ×
-// 2 methods × 2 binaries × 5 runs × ~6.6 s. Run it on a quiet machine.
+// it. With the defaults it takes about 100 minutes: 8 files × 5 lengths ×
+// 2 methods, and the framework cases (express, fastify, koa: 2 routes at
+// 64 bytes, method plain against patched), × 2 binaries × 5 runs × ~6.6 s.
+// Run it on a quiet machine.
 
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -230,7 +232,8 @@ function resultsMarkdown(rows, meta, csvPath, svgPath) {
   return `${out.join('\n')}\n`;
 }
 
-const CASE_ORDER = ['end-string', 'end-buffer', 'setheader', 'send', 'template', 'patched', 'cluster', 'bound'];
+const CASE_ORDER = ['end-string', 'end-buffer', 'setheader', 'send', 'template', 'patched', 'express', 'fastify', 'koa',
+                    'cluster', 'bound'];
 
 /**
  * The README's results section (between `<!-- results:start -->` and
@@ -270,7 +273,9 @@ function readmeResults(rows, meta) {
     `50 keep-alive connections, ${meta ? meta.runs : '?'} interleaved runs of ` +
     `${rows.length ? rows[0].time.toFixed(0) : '?'} s after a 1 s warm-up). Each cell: median over the runs ` +
     'of the ratio fast/baseline (responses/s of the fast method over those of Node\'s own ' +
-    '`writeHead()` + `end()` or `setHeader()` + `end()` in the same run pair; above 1 is faster), with ' +
+    '`writeHead()` + `end()` or `setHeader()` + `end()`, or for express, fastify and koa of the same app ' +
+    'without fast-response (`patched`: under `install({ patchEnd: true })`), in the same run pair; ' +
+    'above 1 is faster), with ' +
     'Welch\'s t-test stars (* p < 0.05, ** p < 0.01, *** p < 0.001); CPU: server CPU time per ' +
     'response, baseline → fast.',
     '',

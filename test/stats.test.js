@@ -140,3 +140,23 @@ test('parseCsv and comparisons: methods against method=end, old against new', ()
                    [['len=64 method=end', 1.2], ['len=64 method=fastEnd', 150 / 110]]);
   assert.match(s.formatTable(list), /fastEnd\/end/);
 });
+
+test('comparisons: method=plain is a baseline too (framework apps), never a fast method', () => {
+  const row = (configuration, rate) => ({ binary: 'node', filename: 'http/fastify.js', configuration, rate, time: 5, cpu: 20 });
+  const rows = [
+    row('route=json len=64 method=plain', 100),
+    row('route=json len=64 method=patched', 105),
+    row('route=json len=64 method=plain', 100),
+    row('route=json len=64 method=patched', 95),
+    row('route=text len=64 method=plain', 200),
+    row('route=text len=64 method=patched', 220),
+  ];
+  assert.deepEqual(s.BASELINE_METHODS, ['end', 'plain']);
+  assert.ok(s.isBaseline('plain') && s.isBaseline('end') && !s.isBaseline('patched'));
+  const list = s.comparisons(rows);
+  assert.deepEqual(list.map((c) => [c.configuration, c.old, c.new, c.ratio.median]),
+                   [['route=json len=64', 'plain', 'patched', 1], ['route=text len=64', 'plain', 'patched', 1.1]]);
+  assert.match(s.formatTable(list), /route=json len=64 patched\/plain/);
+  // A case without a baseline method has nothing to compare against.
+  assert.deepEqual(s.comparisons([row('len=64 method=patched', 1)]), []);
+});

@@ -198,8 +198,10 @@ async function compare({ sides, files, runs, set = [], onRow = () => {} }) {
           };
           rows.push(row);
           onRow(row, message);
-          const fast = message.fast !== undefined ?
-            `, fast path ${message.fast + message.partial}/${message.fast + message.partial + message.fallback}` : '';
+          // Responses ended and chunks written by the addon, of all it counted.
+          const ours = message.fast + (message.partial || 0) + (message.writes || 0);
+          const fast = message.fast !== undefined ? `, fast path ${ours}/${ours + message.fallback}` +
+            (message.nodePath ? ` (${message.nodePath})` : '') : '';
           console.error(`${progress()} ${side.label} ${message.configuration}: ` +
                         `${stats.fmtRate(message.rate)} res/s, ${stats.fmt(message.cpu, 2)} µs cpu/res, ` +
                         `server busy ${stats.fmt(message.busy * 100, 0)} %${fast}`);

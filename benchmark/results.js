@@ -11,6 +11,10 @@
 //   --csv <file> (default benchmark/results.csv), --md <file> (default
 //   benchmark/RESULTS.md; the SVG goes beside it as results.svg)
 //   --readme   also rewrite README.md's results section from the run
+//   --writer   run only the FastResponse writer's cases (WRITER_FILES:
+//              pipelined, streamed, the frameworks, the client) into
+//              benchmark/results-writer.csv; RESULTS.md shows that run
+//              after the full one (each with its own command and date)
 //
 // A run writes benchmark/results.csv (compare.js's CSV) and
 // benchmark/results.json (the command, Node versions, date, machine) beside
@@ -30,12 +34,21 @@ const stats = require('./_stats');
 const { svgChart } = require('./plot');
 
 const root = path.join(__dirname, '..');
+// The cases of the per-socket writer round (issues: pipelined bursts and
+// streamed writes, framework figures, outgoing requests): a run of their
+// own, `--writer`, saved beside the full one.
+const WRITER_FILES = ['pipeline', 'stream', 'express', 'fastify', 'koa', 'client-post'];
+const WRITER_CSV = path.join(__dirname, 'results-writer.csv');
 const SECONDS_PER_RUN_OVERHEAD = 0.6;
 
 // BENCHMARKING.md's targets: median ratio fast/baseline, by Node major.
 const TARGETS = {
   20: { sendTemplate: 1.30, endSetheader: 1.10, body16k: 1.05, never: 0.98 },
   26: { sendTemplate: 1.20, endSetheader: 1.03, body16k: 1.02, never: 0.98 },
+};
+const WRITER_TARGETS = {
+  20: { pipelined: 2.0, streamEach: 1.5, streamOne: 1.2, client: 1.10, never: 0.98 },
+  26: { pipelined: 2.0, streamEach: 1.5, streamOne: 1.2, client: 1.0, never: 0.98 },
 };
 
 function rel(p) {
@@ -172,7 +185,42 @@ function targetRows(all, major) {
   ];
 }
 
-function resultsMarkdown(rows, meta, csvPath, svgPath) {
+/**
+ * BENCHMARKING.md's targets for the writer's cases, each beside its bound
+ * (the case file's method=bound in the same configuration): where the
+ * target is above the bound, the ratio to the bound is what to read.
+ */
+function writerTargetRows(all, major) {
+  const t = WRITER_TARGETS[major];
+  if (t === undefined) return [];
+  const has = (c, kv) => c.configuration.split(' ').includes(kv);
+  const boundOf = (c) => all.find((b) => b.filename === c.filename && b.method === 'bound' &&
+                                        otherConfig(b.configuration) === otherConfig(c.configuration) &&
+                                        lenOf(b.configuration) === lenOf(c.configuration));
+  const list = all.filter((c) => c.method !== 'bound');
+  const check = (what, items, target) => {
+    if (items.length === 0) return [what, `≥ ${target.toFixed(2)}`, 'not measured', '', ''];
+    const worst = items.reduce((a, b) => (a.ratio.median <= b.ratio.median ? a : b));
+    const bound = boundOf(worst);
+    const ok = items.every((c) => c.ratio.median >= target);
+    return [what, `≥ ${target.toFixed(2)}`, `${stats.fmt(worst.ratio.median, 3)} (lowest: ${caseLabel(worst)} ` +
+            `len=${lenOf(worst.configuration)})`,
+            bound === undefined ? '' : `${stats.fmt(bound.ratio.median, 3)} (${stats.fmt(worst.ratio.median /
+              bound.ratio.median, 3)} of it)`,
+            ok ? 'met' : (bound !== undefined && bound.ratio.median < target ? '**not met; above the bound**' :
+              '**not met**')];
+  };
+  const file = (name) => list.filter((c) => caseName(c) === name);
+  return [
+    check('pipelined, depth 16', file('pipeline').filter((c) => has(c, 'depth=16')), t.pipelined),
+    check('streamed, one write per tick', file('stream').filter((c) => has(c, 'tick=each')), t.streamEach),
+    check('streamed, 8 writes in one tick', file('stream').filter((c) => has(c, 'tick=one')), t.streamOne),
+    check('client POST, keep-alive agent', file('client-post'), t.client),
+    check('any case, length, depth (never slower)', list, t.never),
+  ];
+}
+
+function resultsMarkdown(rows, meta, csvPath, svgPath, extra = []) {
   const list = stats.comparisons(rows);
   const versions = { old: meta && meta.old.version, new: meta && meta.new.version, node: meta && meta.old.version };
   const out = ['# fast-response: benchmark results', ''];
@@ -198,16 +246,44 @@ function resultsMarkdown(rows, meta, csvPath, svgPath) {
            'p-value: Welch\'s t-test on the rates; conf: * p < 0.05, ** p < 0.01, *** p < 0.001; ' +
            'CPU µs/res: server CPU time (user + system) per response.', '');
 
+  out.push(...runMarkdown(list, versions, targetRows, '##'));
+  for (const run of extra) out.push(...extraRunMarkdown(run));
+  if (svgPath) out.push(`![ratio fast/baseline by body length](${path.basename(svgPath)})`, '');
+  return `${out.join('\n')}\n`;
+}
+
+/** A saved run of the writer's cases (`--writer`), after the full one. */
+function extraRunMarkdown({ rows, meta, csvPath }) {
+  const list = stats.comparisons(rows);
+  const versions = { old: meta && meta.old.version, new: meta && meta.new.version, node: meta && meta.old.version };
+  const out = ['## The FastResponse writer\'s cases: pipelined, streamed, frameworks, client', ''];
+  out.push(meta ? `- Command: \`${meta.command}\` (\`node benchmark/results.js --writer\`)` : `- From ${rel(csvPath)}`);
+  if (meta) {
+    out.push(`- Date: ${meta.date} to ${meta.finished || '?'} (UTC); old \`node -v\` ${meta.old.version}, ` +
+             `new ${meta.new.version}; load average at start ${meta.loadavgStart}, at end ${meta.loadavgEnd || '?'}`);
+  }
+  out.push('- Protocol and columns as above. The frameworks\' baseline is `plain` (the app without the ' +
+           'package), client-post\'s rates are the client\'s requests/s and its CPU µs per request; ' +
+           '`bound` rows are each file\'s bound (same bytes, nothing rendered or checked).', '');
+  out.push(...runMarkdown(list, versions, writerTargetRows, '###'));
+  return out;
+}
+
+/** The method tables (and targets) of one run, then its Node-against-Node table. */
+function runMarkdown(list, versions, targetsOf, level) {
+  const out = [];
   for (const binary of ['node', 'old', 'new']) {
     const items = list.filter((c) => c.kind === 'method' && c.binary === binary);
     if (items.length === 0) continue;
     const version = versions[binary] || binary;
-    out.push(`## Node ${version}: fast-response against Node's own path`, '');
+    out.push(`${level} Node ${version}: fast-response against Node's own path`, '');
     out.push(methodTable(items), '');
-    const targets = targetRows(items, majorOf(version));
+    const targets = targetsOf(items, majorOf(version));
     if (targets.length > 0) {
       out.push(`Targets for Node ${majorOf(version)} (BENCHMARKING.md, median ratio):`, '');
-      out.push(mdTable(['target', 'wanted', 'measured', ''], targets), '');
+      const header = targets[0].length === 5 ? ['target', 'wanted', 'measured', 'bound (ratio to it)', ''] :
+        ['target', 'wanted', 'measured', ''];
+      out.push(mdTable(header, targets), '');
     }
     const bound = items.filter((c) => caseName(c) === 'bound');
     if (bound.length > 0) {
@@ -220,7 +296,7 @@ function resultsMarkdown(rows, meta, csvPath, svgPath) {
   }
   const across = list.filter((c) => c.kind === 'binary');
   if (across.length > 0) {
-    out.push(`## Node ${versions.new || 'new'} against Node ${versions.old || 'old'}, same code`, '');
+    out.push(`${level} Node ${versions.new || 'new'} against Node ${versions.old || 'old'}, same code`, '');
     out.push(mdTable(
       ['case', 'len', 'method', `${versions.old || 'old'} res/s`, `${versions.new || 'new'} res/s`,
        'median ratio new/old (min–max)', 'p-value', 'conf', 'CPU µs/res old → new'],
@@ -228,8 +304,7 @@ function resultsMarkdown(rows, meta, csvPath, svgPath) {
                          stats.fmtRate(c.meanOld), stats.fmtRate(c.meanNew), ratioText(c), stats.fmtP(c.p),
                          c.stars || '', `${stats.fmt(c.cpuOld, 2)} → ${stats.fmt(c.cpuNew, 2)}`])), '');
   }
-  if (svgPath) out.push(`![ratio fast/baseline by body length](${path.basename(svgPath)})`, '');
-  return `${out.join('\n')}\n`;
+  return out;
 }
 
 const CASE_ORDER = ['end-string', 'end-buffer', 'setheader', 'send', 'template', 'patched', 'express', 'fastify', 'koa',
@@ -297,15 +372,22 @@ function replaceReadmeSection(name, text) {
   fs.writeFileSync(readme, `${doc.slice(0, a + start.length)}\n${text}\n${doc.slice(b)}`);
 }
 
-function writeResults(csv, md, readme) {
+function readRun(csv) {
   const metaPath = csv.replace(/\.csv$/i, '') + '.json';
   const meta = fs.existsSync(metaPath) ? JSON.parse(fs.readFileSync(metaPath, 'utf8')) : null;
   const rows = stats.parseCsv(fs.readFileSync(csv, 'utf8'));
   if (rows.length === 0) throw new Error(`${csv} has no rows`);
+  return { rows, meta, csvPath: csv };
+}
+
+/** RESULTS.md from the full run `csv` and, when saved, the writer's run. */
+function writeResults(csv, md, readme) {
+  const { rows, meta } = readRun(csv);
+  const extra = csv !== WRITER_CSV && fs.existsSync(WRITER_CSV) ? [readRun(WRITER_CSV)] : [];
   const svg = path.join(path.dirname(md), 'results.svg');
   const labels = meta ? { old: `Node ${meta.old.version}`, new: `Node ${meta.new.version}`, node: `Node ${meta.old.version}` } : {};
   fs.writeFileSync(svg, svgChart(rows, { labels }));
-  fs.writeFileSync(md, resultsMarkdown(rows, meta, csv, svg));
+  fs.writeFileSync(md, resultsMarkdown(rows, meta, csv, svg, extra));
   console.error(`wrote ${rel(md)} and ${rel(svg)} from ${rel(csv)}`);
   if (readme) {
     replaceReadmeSection('results', readmeResults(rows, meta));
@@ -325,6 +407,7 @@ async function main() {
       filter: { type: 'string', multiple: true, default: [] },
       set: { type: 'string', multiple: true, default: [] },
       readme: { type: 'boolean', default: false },
+      writer: { type: 'boolean', default: false },
     },
   });
   if (values.from !== undefined) {
@@ -333,13 +416,20 @@ async function main() {
   }
   const runs = Number(values.runs);
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs ${values.runs}: a positive integer is expected`);
+  if (values.writer) {
+    const meta = await runFull({ ...values, runs, filter: values.filter.length ? values.filter : WRITER_FILES },
+                               WRITER_CSV);
+    fs.writeFileSync(WRITER_CSV.replace(/\.csv$/i, '') + '.json', `${JSON.stringify(meta, null, 2)}\n`);
+    writeResults(path.resolve(values.csv), path.resolve(values.md), false);
+    return;
+  }
   const csv = path.resolve(values.csv);
   const meta = await runFull({ ...values, runs }, csv);
   fs.writeFileSync(csv.replace(/\.csv$/i, '') + '.json', `${JSON.stringify(meta, null, 2)}\n`);
   writeResults(csv, path.resolve(values.md), values.readme);
 }
 
-module.exports = { resultsMarkdown, targetRows, readmeResults };
+module.exports = { resultsMarkdown, targetRows, writerTargetRows, readmeResults };
 
 if (require.main === module) {
   main().catch((err) => {

@@ -180,7 +180,8 @@ function patchedEndMethod(data, encoding, callback) {
 }
 
 // `res.end()` under install({ patchEnd: true }): end() with no data is
-// Node's own; everything else is fastResponse.end().
+// Node's own (counted 'no-body', as fastEnd() counts it); everything else
+// is fastResponse.end().
 function patchedEnd(res, data, encoding, callback) {
   // An end() someone else wrapped before install() keeps its wrapper.
   const previous = installed !== null ? installed.previousEnd : nodeEnd;
@@ -188,6 +189,7 @@ function patchedEnd(res, data, encoding, callback) {
     return callOwn(previous, res, data, encoding, callback);
   }
   if (!data || typeof data === 'function') {
+    statistics.countFallback(R.NO_BODY, res, data);
     return nodeEnd.call(res, data, encoding, callback);
   }
   return end(res, data, encoding, callback);

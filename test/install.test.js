@@ -262,12 +262,19 @@ describe('install({ patchEnd: true }): plain res.end(data) takes the fast path',
     test(name, () => differential({ mode: 'patched', request, handler }));
   }
 
-  test('res.end() without data is Node\'s own (nothing counted)', () =>
-    differential({ mode: 'patched', request: get(), handler: (req, res, ctx) => ctx.api.end(res), fast: 0 }));
+  test('res.end() without data is Node\'s own, counted no-body as fastEnd() counts it', () =>
+    differential({
+      mode: 'patched', request: get(), handler: (req, res, ctx) => ctx.api.end(res), fast: 0, fallback: { 'no-body': 1 },
+    }));
 
   test('res.end(callback) and res.end("") are Node\'s own', async () => {
-    await differential({ mode: 'patched', request: get(), handler: (req, res, ctx) => ctx.api.end(res, ctx.callback()), fast: 0 });
-    await differential({ mode: 'patched', request: get(), handler: (req, res, ctx) => ctx.api.end(res, ''), fast: 0 });
+    await differential({
+      mode: 'patched', request: get(), handler: (req, res, ctx) => ctx.api.end(res, ctx.callback()), fast: 0,
+      fallback: { 'no-body': 1 },
+    });
+    await differential({
+      mode: 'patched', request: get(), handler: (req, res, ctx) => ctx.api.end(res, ''), fast: 0, fallback: { 'no-body': 1 },
+    });
   });
 
   test('the server\'s own responses (maxRequestsPerSocket 503) still work', () =>
@@ -278,6 +285,8 @@ describe('install({ patchEnd: true }): plain res.end(data) takes the fast path',
       setup: (server) => { server.maxRequestsPerSocket = 1; },
       handler: (req, res, ctx) => setImmediate(() => ctx.api.end(res, req.url)),
       fast: 1,
+      // Node's server ends its 503 with res.end() (no data).
+      fallback: { 'no-body': 1 },
     }));
 
   test('a number body throws ERR_INVALID_ARG_TYPE, nothing written', () =>

@@ -40,6 +40,7 @@ function writing(ctx, res, ...args) {
   return ret;
 }
 
+// end() without data: Node's own end(), counted 'no-body' in every mode.
 const NO_DATA_END = { 'no-body': 1 };
 
 /** Node 24+: `n` writes counted as Node's (not under patchEnd, which leaves write() alone). */
@@ -48,9 +49,6 @@ function nodeWrites(mode, n) {
 }
 
 for (const mode of ['fast', 'fastEnd', 'patched']) {
-  // end() without data: fastResponse.end() counts it ('no-body'); under
-  // patchEnd it is Node's own end(), counted nowhere.
-  const endNoData = mode === 'patched' ? {} : NO_DATA_END;
 
   describe(`res.write() (${mode})`, () => {
     test('writeHead(), three writes in one tick, end(): one chunk each', () =>
@@ -64,7 +62,7 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
           writing(ctx, res, 'three', ctx.callback('written'));
           ctx.api.end(res);
         },
-        ...counts(mode, 3, { endFallback: endNoData }),
+        ...counts(mode, 3, { endFallback: NO_DATA_END }),
       }));
 
     test('writes on separate ticks, each with its callback', () =>
@@ -86,7 +84,7 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
           };
           next();
         }),
-        ...counts(mode, 4, { endFallback: endNoData }),
+        ...counts(mode, 4, { endFallback: NO_DATA_END }),
       }));
 
     // Node's socket counts a string's characters: a UTF-8 string beyond
@@ -104,8 +102,8 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
           writing(ctx, res, 'ascii in UTF-8');
           ctx.api.end(res);
         },
-        ...(NODE_COMBINES_CHUNKS ? counts(mode, 6, { endFallback: endNoData }) :
-          { writes: 3, fast: 0, fallback: { ...endNoData, encoding: 3 } }),
+        ...(NODE_COMBINES_CHUNKS ? counts(mode, 6, { endFallback: NO_DATA_END }) :
+          { writes: 3, fast: 0, fallback: { ...NO_DATA_END, encoding: 3 } }),
       }));
 
     test('a Content-Length of the caller\'s: chunks as they are, not framed', () =>
@@ -118,7 +116,7 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
           writing(ctx, res, 'w\u00f6rld', 'latin1');
           ctx.api.end(res);
         },
-        ...counts(mode, 2, { endFallback: endNoData }),
+        ...counts(mode, 2, { endFallback: NO_DATA_END }),
       }));
 
     test('an HTTP/1.0 client: no chunked framing, the connection closes', () =>
@@ -130,7 +128,7 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
           writing(ctx, res, 'second');
           ctx.api.end(res);
         },
-        ...counts(mode, 2, { endFallback: endNoData }),
+        ...counts(mode, 2, { endFallback: NO_DATA_END }),
       }));
 
     test('HEAD and 204: Node ignores the writes, callbacks still called', () =>
@@ -144,10 +142,10 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
         },
         // The HEAD response's head is rendered, then write() is Node's
         // ('no-body-allowed'); the 204 waits behind it ('not-current').
-        ...(NODE_COMBINES_CHUNKS ? counts(mode, 2, { endFallback: mode === 'patched' ? {} : { 'no-body': 2 } }) : {
+        ...(NODE_COMBINES_CHUNKS ? counts(mode, 2, { endFallback: { 'no-body': 2 } }) : {
           writes: 0,
           fast: 0,
-          fallback: { 'no-body-allowed': 1, 'not-current': 1, ...(mode === 'patched' ? {} : { 'no-body': 2 }) },
+          fallback: { 'no-body-allowed': 1, 'not-current': 1, 'no-body': 2 },
         }),
       }));
 
@@ -161,8 +159,8 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
           ctx.attempt('late write', () => writing(ctx, res, 'late', ctx.callback('late written')));
         },
         ...(NODE_COMBINES_CHUNKS ?
-          { writes: 0, fast: 0, fallback: { ...nodeWrites(mode, 2), ...endNoData } } :
-          { writes: 1, fast: 0, fallback: { ...endNoData, finished: 1 } }),
+          { writes: 0, fast: 0, fallback: { ...nodeWrites(mode, 2), ...NO_DATA_END } } :
+          { writes: 1, fast: 0, fallback: { ...NO_DATA_END, finished: 1 } }),
       }));
 
     test('end(data) after writes: the last chunk and the end', () =>
@@ -192,7 +190,7 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
           res.uncork();
           ctx.api.end(res);
         },
-        ...counts(mode, 2, { endFallback: endNoData }),
+        ...counts(mode, 2, { endFallback: NO_DATA_END }),
       }));
 
     test('1 MiB chunks to a client that reads late: false, then \'drain\', as Node', () =>
@@ -213,7 +211,7 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
             ctx.signal('written').resolve();
           });
         }),
-        ...counts(mode, 2, { endFallback: endNoData }),
+        ...counts(mode, 2, { endFallback: NO_DATA_END }),
       }));
   });
 }
@@ -232,8 +230,8 @@ describe('res.write() under patchEnd: streams piped into the response', () => {
           fs.createReadStream(file, { highWaterMark: 16 * 1024 }).pipe(res).on('finish', resolve);
         }),
         // 340,000 bytes in 16 KiB reads: 21 chunks, end() of the pipe.
-        ...(NODE_COMBINES_CHUNKS ? { writes: 0, fast: 0, fallback: {} } :
-          { writes: 21, fast: 0, fallback: {} }),
+        ...(NODE_COMBINES_CHUNKS ? { writes: 0, fast: 0, fallback: NO_DATA_END } :
+          { writes: 21, fast: 0, fallback: NO_DATA_END }),
       });
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -253,7 +251,7 @@ describe('res.write() under patchEnd: streams piped into the response', () => {
       }),
       fast: 0,
       // How many chunks zlib hands over is zlib's; both runs see the same.
-      fallback: NODE_COMBINES_CHUNKS ? undefined : {},
+      fallback: NO_DATA_END,
     }).then(({ fast }) => {
       assert.ok(NODE_COMBINES_CHUNKS || fast.stats.writes >= 1, JSON.stringify(fast.stats));
     }));

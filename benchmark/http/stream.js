@@ -7,6 +7,11 @@
 // tick (server-side rendering). writeHead(200, { Content-Type }) first:
 // Node frames the body chunked. method=end is Node's own write() and
 // end(); patched is the same code under install({ patchEnd: true }).
+// method=bound: the bound of any write() here: the head and the chunks
+// framed in advance (the head rendered once a second), one socket.write()
+// per tick (tick=one: head and all chunks as one Buffer), the socket corked
+// for the tick as Node corks it, and Node's own end() for the last chunk and
+// the response's bookkeeping: nothing rendered, framed or validated.
 
 const common = require('../common.js');
 const cases = require('../_cases.js');
@@ -17,7 +22,7 @@ const bench = common.createBenchmark(main, {
   tick: ['each', 'one'],
   c: [50],
   duration: [5],
-  method: ['end', 'patched'],
+  method: ['end', 'patched', 'bound'],
 });
 
 function main({ len, writes, tick, c, duration, method }) {
@@ -38,6 +43,54 @@ function main({ len, writes, tick, c, duration, method }) {
     };
     next();
   };
-  cases.serve(bench, { method, c, duration }, { end: handler, patched: handler },
+  // Node 24 and later combine a corked tick's chunks themselves
+  // (kChunkedBuffer): the package leaves write() to Node there, and
+  // method=patched measures Node's path with the package installed.
+  const nodePath = method === 'patched' && Number(process.versions.node.split('.')[0]) >= 24 ?
+    'Node 24+: write() is Node\'s own (it combines a tick\'s chunks)' : undefined;
+  cases.serve(bench, { method, c, duration, nodePath }, { end: handler, patched: handler, bound: () => bound(chunk, writes, tick) },
               { status: 200, headers, body: chunk.repeat(writes) });
+}
+
+/** method=bound's handler (see above). */
+function bound(chunk, writes, tick) {
+  const frame = Buffer.from(`${Buffer.byteLength(chunk).toString(16)}\r\n${chunk}\r\n`, 'latin1');
+  let head = '';
+  let first = null;
+  const render = () => {
+    head = 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n' +
+           `Date: ${new Date().toUTCString()}\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\n` +
+           'Transfer-Encoding: chunked\r\n\r\n';
+    const frames = tick === 'one' ? Array(writes).fill(frame) : [frame];
+    first = Buffer.concat([Buffer.from(head, 'latin1'), ...frames]);
+  };
+  render();
+  setInterval(render, 1000).unref();
+  const uncork = (socket) => socket.uncork();
+  const send = (res, bytes) => {
+    const socket = res.socket;
+    if (!socket.writableCorked) {
+      socket.cork();
+      process.nextTick(uncork, socket);
+    }
+    socket.write(bytes);
+  };
+  return (req, res) => {
+    // What writeHead() and the first write() leave on the response.
+    res._header = head;
+    res._headerSent = true;
+    res.chunkedEncoding = true;
+    send(res, first);
+    if (tick === 'one') {
+      res.end();
+      return;
+    }
+    let left = writes - 1;
+    const next = () => {
+      send(res, frame);
+      if (--left === 0) res.end();
+      else setImmediate(next);
+    };
+    setImmediate(next);
+  };
 }

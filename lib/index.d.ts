@@ -161,6 +161,14 @@ declare namespace fastResponse {
      * and its meaning: FallbackReason and lib/reasons.js.
      */
     reasons: Partial<Record<FallbackReason, number>>;
+    /**
+     * The addon's own writev(2) calls on sockets (`calls`) and the bytes
+     * they took (`bytes`), in this thread since the last resetStats(). A
+     * response's or a pipelined batch's rest handed to socket.write(), and
+     * chunks of res.write() (written with socket.write()), are Node's
+     * writes and not counted here. Both 0 without the addon.
+     */
+    writev: { calls: number; bytes: number };
   }
 
   interface InstallOptions {

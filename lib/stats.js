@@ -7,6 +7,7 @@
 
 const { debuglog } = require('node:util');
 const { REASONS } = require('./reasons');
+const { binding } = require('./binding');
 
 const debug = debuglog('fast-response');
 const DEBUG = debug.enabled;
@@ -60,17 +61,28 @@ function logInstall(native, loadError, patchEnd) {
   else debug('install(%s): the native addon did not load, every call is Node\'s own: %s', patchEnd ? '{ patchEnd: true }' : '', loadError && loadError.message);
 }
 
+// The addon's writev(2) calls and bytes (its own counters, this
+// environment's) at the last resetStats().
+let writevBase = [0, 0];
+
+function writevCounts() {
+  return binding === null ? [0, 0] : binding.writevCounts();
+}
+
 function stats() {
+  const [calls, bytes] = writevCounts();
   return {
     fast: fastWrites,
     partial: partialWrites,
     writes: chunkWrites,
     fallback: fallbacks,
     reasons: { ...reasons },
+    writev: { calls: calls - writevBase[0], bytes: bytes - writevBase[1] },
   };
 }
 
 function resetStats() {
+  writevBase = writevCounts();
   fastWrites = 0;
   partialWrites = 0;
   chunkWrites = 0;

@@ -67,6 +67,7 @@ class FastResponse : public Napi::Addon<FastResponse> {
             InstanceMethod("compileTemplate", &FastResponse::CompileTemplate),
             InstanceMethod("pending", &FastResponse::Pending),
             InstanceMethod("formatDate", &FastResponse::FormatDate),
+            InstanceMethod("writevCounts", &FastResponse::WritevCounts),
         });
   }
 
@@ -280,6 +281,15 @@ class FastResponse : public Napi::Addon<FastResponse> {
     }
     writer.Clear();
     return buffer;
+  }
+
+  // writevCounts(): [writev(2) calls, bytes they took] since the addon
+  // loaded in this environment (stats() reports the difference).
+  Napi::Value WritevCounts(const Napi::CallbackInfo& info) {
+    Napi::Array counts = Napi::Array::New(info.Env(), 2);
+    counts.Set(0u, writev_calls_);
+    counts.Set(1u, writev_bytes_);
+    return counts;
   }
 
   // openWriter(): a writer of one socket's own (its batch), as an index for
@@ -571,6 +581,10 @@ class FastResponse : public Napi::Addon<FastResponse> {
       return static_cast<double>(writer.queued_bytes());
     }
     const Writer::FlushResult r = writer.Flush(fd);
+    if (r.total != 0) {  // a writev(2) was made
+      writev_calls_ += 1;
+      writev_bytes_ += static_cast<double>(r.written);
+    }
     results_[kResultWritten] = r.error != 0 ? -static_cast<double>(r.error)
                                             : static_cast<double>(r.written);
     if (writer.pending_count() == 0) writer.Clear(KeepBytes(writer));
@@ -635,6 +649,8 @@ class FastResponse : public Napi::Addon<FastResponse> {
   bool text_ascii_ = true;  // text_ has no byte >= 0x80
   // The Float64Arrays shared with lib/ (layout.h kResult*, kArg*).
   double* results_ = nullptr;
+  double writev_calls_ = 0;  // writev(2) calls made by Flush()
+  double writev_bytes_ = 0;  // and the bytes they took
   double* args_ = nullptr;
   Napi::Reference<Napi::Float64Array> results_ref_;
   Napi::Reference<Napi::Float64Array> args_ref_;

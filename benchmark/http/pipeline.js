@@ -18,7 +18,7 @@ const cases = require('../_cases.js');
 
 const bench = common.createBenchmark(main, {
   len: [64, 1024],
-  depth: [4, 16],
+  depth: [1, 4, 16],
   c: [50],
   duration: [5],
   method: ['end', 'fastEnd', 'patched', 'template', 'bound'],

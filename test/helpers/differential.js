@@ -448,10 +448,14 @@ async function runOnce(opts, api, label) {
   let responseCount = 0;
   let clientSocket = null;
 
+  // Writes the server's sockets hand to libuv (each one write(2) or
+  // writev(2) when the socket takes it at once), to compare system calls.
+  let handleWrites = 0;
   const watchSocket = (socket) => {
     if (socketIds.has(socket)) return socketIds.get(socket);
     const id = socketIds.size;
     socketIds.set(socket, id);
+    countHandleWrites(socket._handle, () => { handleWrites++; });
     const closed = deferred();
     sockets.push({ socket, closed: closed.promise });
     socket.on('error', (err) => rec.events.push(`socket${id}:error:${err.code || err.message}`));
@@ -593,7 +597,25 @@ async function runOnce(opts, api, label) {
     rec,
     responses: responseCount,
     stats: statsDelta(before, after),
+    // Writes to the kernel: the sockets' own and the addon's writev(2) calls.
+    syscalls: handleWrites + (after.writev.calls - before.writev.calls),
   };
+}
+
+const HANDLE_WRITES = ['writev', 'writeBuffer', 'writeLatin1String', 'writeUtf8String', 'writeAsciiString',
+                       'writeUcs2String'];
+
+/** Calls `count` on each write a TCP or pipe handle is given. */
+function countHandleWrites(handle, count) {
+  if (handle === null || handle === undefined || typeof handle.writev !== 'function') return;
+  for (const name of HANDLE_WRITES) {
+    const original = handle[name];
+    if (typeof original !== 'function') continue;
+    handle[name] = function countedWrite(...args) {
+      count();
+      return Reflect.apply(original, this, args);
+    };
+  }
 }
 
 
@@ -638,6 +660,9 @@ const modes = {
  *   fast            writes expected on the fast path (fast + partial),
  *                   default: one per response
  *   partial         minimum number of partial writes expected
+ *   syscalls        false: skip the check that the fast run handed the
+ *                   kernel no more writes than Node's (socket writes plus
+ *                   the addon's writev(2) calls)
  *   writes          res.write() chunks the addon framed (stats().writes)
  *   fallback        { reason: count } expected, default {}
  *   pauseClientUntil  a signal name: the client reads nothing before a
@@ -669,6 +694,14 @@ async function differential(opts) {
   assert.deepEqual(fast.rec.events, node.rec.events, 'events on responses and sockets, callbacks');
   assert.deepEqual(fast.rec.states, node.rec.states, 'state at finish');
   assert.deepEqual(fast.rec.custom, node.rec.custom, 'values recorded by the handler');
+
+  // Never more writes to the kernel than Node's own path makes for the
+  // same handler (a partial write hands its rest to the socket: one more).
+  if (opts.syscalls !== false) {
+    assert.ok(fast.syscalls <= node.syscalls + fast.stats.partial,
+              `writes to the kernel: ${fast.syscalls} against Node's ${node.syscalls} ` +
+              `(stats: ${JSON.stringify(fast.stats)})`);
+  }
 
   const expectedFast = opts.fast ?? node.responses;
   assert.equal(fast.stats.fast + fast.stats.partial, expectedFast,

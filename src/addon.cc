@@ -62,6 +62,7 @@ class FastResponse : public Napi::Addon<FastResponse> {
             HotMethod<&FastResponse::WriteRendered>(env, "writeRendered"),
             HotMethod<&FastResponse::FlushWriter, 0>(env, "flushWriter"),
             HotMethod<&FastResponse::FrameChunk>(env, "frameChunk"),
+            HotMethod<&FastResponse::RenderRequest, 1>(env, "renderRequest"),
             InstanceMethod("openWriter", &FastResponse::OpenWriter),
             InstanceMethod("closeWriter", &FastResponse::CloseWriter),
             InstanceMethod("compileTemplate", &FastResponse::CompileTemplate),
@@ -290,6 +291,44 @@ class FastResponse : public Napi::Addon<FastResponse> {
     counts.Set(0u, writev_calls_);
     counts.Set(1u, writev_bytes_);
     return counts;
+  }
+
+  // renderRequest(text), args: fieldCount, stateBits, bodyBytes. `text`: the
+  // method, the request target and fieldCount fields
+  // (RenderRequestAndFields()). Renders the head of an outgoing request as
+  // end(data) -> _storeHeader() would for a body of bodyBytes bytes, and
+  // writes nothing: the request waits for its socket, and lib/client.js
+  // writes the head with the body through writeRendered() then. Returns the
+  // head as a latin1 string (`_header`), with results[kResultBits] and
+  // results[kResultContentLength] as writeResponse() reports them; or
+  // undefined, with results[kResultReason] saying why.
+  napi_value RenderRequest(napi_env env, napi_value text,
+                           napi_value /*unused*/) {
+    if (!ReadLatin1(env, text)) return SteppedAside(kStepAsideInvalid);
+    HeadBuffer& head = writer_.cork();
+    writer_.Clear();
+    const FieldsResult f = RenderRequestAndFields(
+        &head, reinterpret_cast<const uint8_t*>(text_.data()), text_.size(),
+        static_cast<uint32_t>(args_[kArgFieldCount]));
+    const ResponseHead r =
+        f.valid ? FinishRequestHead(
+                      &head, f.fields,
+                      StateFromBits(static_cast<uint32_t>(args_[kArgStateBits]),
+                                    0, 0),
+                      static_cast<uint64_t>(args_[kArgBodyBytes]), &date_)
+                : ResponseHead{kStepAsideInvalid, 0, false};
+    if (r.step_aside != kStepAsideNone) {
+      writer_.Clear();
+      return SteppedAside(r.step_aside);
+    }
+    napi_value header;
+    napi_create_string_latin1(env, reinterpret_cast<const char*>(head.data()),
+                              head.size(), &header);
+    writer_.Clear();
+    results_[kResultReason] = kStepAsideNone;
+    results_[kResultBits] = r.result_bits;
+    results_[kResultContentLength] = static_cast<double>(f.content_length);
+    return header;
   }
 
   // openWriter(): a writer of one socket's own (its batch), as an index for

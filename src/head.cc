@@ -160,6 +160,35 @@ int64_t PlainDecimal(const uint8_t* s, size_t n) {
   return v;
 }
 
+// Appends `count` header fields from `p` ("name\0value\0" each) to
+// `head`, checked as writeHead() checks them when `validate`, and records
+// what MatchField() finds in `out`. Returns where the fields end, or
+// nullptr when a part is missing or a field fails the checks.
+const uint8_t* AppendFields(HeadBuffer* head, const uint8_t* p,
+                            const uint8_t* end, uint32_t count, bool validate,
+                            FieldsResult* out) {
+  for (uint32_t i = 0; i < count; i++) {
+    const auto* name_end =
+        static_cast<const uint8_t*>(std::memchr(p, 0, end - p));
+    if (name_end == nullptr) return nullptr;
+    const auto* value = name_end + 1;
+    const auto* value_end =
+        static_cast<const uint8_t*>(std::memchr(value, 0, end - value));
+    if (value_end == nullptr) return nullptr;
+    const size_t name_len = name_end - p;
+    const size_t value_len = value_end - value;
+    if (validate && (!IsToken(p, name_len) || !IsFieldValue(value, value_len)))
+      return nullptr;
+    const uint32_t f = MatchField(p, name_len, value, value_len);
+    if ((f & kFieldContentLength) != 0)
+      out->content_length = PlainDecimal(value, value_len);
+    out->fields |= f;
+    head->AppendField(p, name_len, value, value_len);
+    p = value_end + 1;
+  }
+  return p;
+}
+
 }  // namespace
 
 FieldsResult RenderStatusAndFields(HeadBuffer* head, int status_code,
@@ -173,27 +202,26 @@ FieldsResult RenderStatusAndFields(HeadBuffer* head, int status_code,
       static_cast<const uint8_t*>(std::memchr(p, 0, end - p));
   if (reason_end == nullptr || !IsFieldValue(p, reason_end - p)) return out;
   head->AppendStatusLine(status_code, p, reason_end - p);
-  p = reason_end + 1;
-  for (uint32_t i = 0; i < count; i++) {
-    const auto* name_end =
-        static_cast<const uint8_t*>(std::memchr(p, 0, end - p));
-    if (name_end == nullptr) return out;
-    const auto* value = name_end + 1;
-    const auto* value_end =
-        static_cast<const uint8_t*>(std::memchr(value, 0, end - value));
-    if (value_end == nullptr) return out;
-    const size_t name_len = name_end - p;
-    const size_t value_len = value_end - value;
-    if (validate && (!IsToken(p, name_len) || !IsFieldValue(value, value_len)))
-      return out;
-    const uint32_t f = MatchField(p, name_len, value, value_len);
-    if ((f & kFieldContentLength) != 0)
-      out.content_length = PlainDecimal(value, value_len);
-    out.fields |= f;
-    head->AppendField(p, name_len, value, value_len);
-    p = value_end + 1;
-  }
+  p = AppendFields(head, reason_end + 1, end, count, validate, &out);
   // More NULs than separators: one is the caller's.
+  out.valid = p == end;
+  return out;
+}
+
+FieldsResult RenderRequestAndFields(HeadBuffer* head, const uint8_t* text,
+                                    size_t text_len, uint32_t count) {
+  FieldsResult out;
+  const uint8_t* const end = text + text_len;
+  const auto* method_end =
+      static_cast<const uint8_t*>(std::memchr(text, 0, end - text));
+  if (method_end == nullptr) return out;
+  const uint8_t* target = method_end + 1;
+  const auto* target_end =
+      static_cast<const uint8_t*>(std::memchr(target, 0, end - target));
+  if (target_end == nullptr) return out;
+  head->AppendRequestLine(text, method_end - text, target, target_end - target);
+  const uint8_t* p =
+      AppendFields(head, target_end + 1, end, count, false, &out);
   out.valid = p == end;
   return out;
 }
@@ -218,6 +246,17 @@ void HeadBuffer::AppendStatusLine(int status_code, const uint8_t* reason,
   if (reason_len != 0) std::memcpy(p + 13, reason, reason_len);
   p[13 + reason_len] = '\r';
   p[14 + reason_len] = '\n';
+}
+
+void HeadBuffer::AppendRequestLine(const uint8_t* method, size_t method_len,
+                                   const uint8_t* target, size_t target_len) {
+  char* p = Extend(method_len + 1 + target_len + 11);
+  if (method_len != 0) std::memcpy(p, method, method_len);
+  p += method_len;
+  *p++ = ' ';
+  if (target_len != 0) std::memcpy(p, target, target_len);
+  p += target_len;
+  std::memcpy(p, " HTTP/1.1\r\n", 11);
 }
 
 void HeadBuffer::AppendField(const uint8_t* name, size_t name_len,
@@ -311,8 +350,9 @@ HeadResult FinishHead(HeadBuffer* head, uint32_t fields,
     result.last = !result.should_keep_alive;
   } else if (!(fields & kFieldConnection)) {
     const bool send_keep_alive =
-        result.should_keep_alive && ((fields & kFieldContentLength) ||
-                                     state.use_chunked_encoding_by_default);
+        result.should_keep_alive &&
+        ((fields & kFieldContentLength) ||
+         state.use_chunked_encoding_by_default || state.agent);
     if (send_keep_alive && state.max_requests_on_connection_reached) {
       head->AppendRaw("Connection: close\r\n");
     } else if (send_keep_alive) {

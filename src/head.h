@@ -82,6 +82,9 @@ struct MessageState {
   int64_t max_requests = 0;
   // Content-Length Node adds on its own (`_contentLength`), or -1 for none.
   int64_t content_length = -1;
+  // A request sent through an http.Agent (`this.agent`): _storeHeader()
+  // sends `Connection: keep-alive` for it even without a body's framing.
+  bool agent = false;
 };
 
 // What `_storeHeader()` decided.
@@ -135,6 +138,9 @@ class HeadBuffer {
   // "HTTP/1.1 " status-code SP reason CRLF. `status_code` in 100..999.
   void AppendStatusLine(int status_code, const uint8_t* reason,
                         size_t reason_len);
+  // method SP target " HTTP/1.1" CRLF.
+  void AppendRequestLine(const uint8_t* method, size_t method_len,
+                         const uint8_t* target, size_t target_len);
   // name ": " value CRLF, no checks.
   void AppendField(const uint8_t* name, size_t name_len, const uint8_t* value,
                    size_t value_len);
@@ -191,6 +197,21 @@ struct FieldsResult {
 FieldsResult RenderStatusAndFields(HeadBuffer* head, int status_code,
                                    const uint8_t* text, size_t text_len,
                                    uint32_t count, bool validate);
+
+// Appends the request line and `count` header fields of an outgoing request
+// (http.ClientRequest) to `head`, as `_storeHeader(method + ' ' + path +
+// ' HTTP/1.1\r\n', this[kOutHeaders])` renders them:
+//
+//   request-line = method SP request-target SP HTTP-version CRLF
+//
+// `text` holds the method, the request target (`path`), then each
+// field-name and field-value, every one followed by NUL. Nothing is checked
+// but the number of parts: Node validated the method and the path when the
+// request was made, and every field when setHeader() stored it, and renders
+// them as they are. A text that does not split into exactly that many parts
+// (a NUL of the caller's) is not `valid`.
+FieldsResult RenderRequestAndFields(HeadBuffer* head, const uint8_t* text,
+                                    size_t text_len, uint32_t count);
 
 // Appends what `_storeHeader()` appends after the caller's fields (Date,
 // Connection, Keep-Alive, Content-Length) and the final CRLF; `fields` is the

@@ -37,7 +37,9 @@ enum Arg : uint32_t {
   // A Buffer body's tag in that writer, for pending() (0: the environment's
   // writer).
   kArgBodyTag = 10,
-  kArgCount = 11,
+  // renderRequest(): the body's length in bytes (`_contentLength`).
+  kArgBodyBytes = 11,
+  kArgCount = 12,
 };
 
 // --- results[]: what a call reports ------------------------------------------
@@ -85,6 +87,9 @@ enum StateBit : uint32_t {
   // passed it to writeHead() (send(), template()); otherwise after the
   // Connection field, where _storeHeader() puts `_contentLength` (end()).
   kContentLengthAsField = 1u << 11,
+  // An outgoing request with an http.Agent (`this.agent`): keep-alive is
+  // sent whatever frames the body (_storeHeader()'s `|| this.agent`).
+  kAgent = 1u << 12,
 };
 
 // --- results[kResultBits]: what the head decided ----------------------------
@@ -139,6 +144,7 @@ inline constexpr Constant kConstants[] = {
     {"ARG_HEAD_UNITS", kArgHeadUnits},
     {"ARG_WRITER", kArgWriter},
     {"ARG_BODY_TAG", kArgBodyTag},
+    {"ARG_BODY_BYTES", kArgBodyBytes},
     {"ARG_COUNT", kArgCount},
     {"RESULT_REMAINING", kResultRemaining},
     {"RESULT_BITS", kResultBits},
@@ -166,6 +172,7 @@ inline constexpr Constant kConstants[] = {
     {"KEEP_ALIVE_TIMEOUT_SET", kKeepAliveTimeoutSet},
     {"VALIDATE", kValidate},
     {"CONTENT_LENGTH_AS_FIELD", kContentLengthAsField},
+    {"AGENT", kAgent},
     {"RESULT_LAST", kResultLast},
     {"RESULT_CHUNKED", kResultChunked},
     {"RESULT_SHOULD_KEEP_ALIVE", kResultShouldKeepAlive},
@@ -191,7 +198,7 @@ constexpr uint32_t kArgs[] = {
     kArgFd,        kArgStatusCode,       kArgFieldCount,
     kArgStateBits, kArgKeepAliveSeconds, kArgMaxRequests,
     kArgBodyFlags, kArgBodyUnits,        kArgHeadUnits,
-    kArgWriter,    kArgBodyTag};
+    kArgWriter,    kArgBodyTag,          kArgBodyBytes};
 constexpr uint32_t kResults[] = {kResultRemaining,     kResultBits,
                                  kResultBodyLength,    kResultWritten,
                                  kResultContentLength, kResultReason};
@@ -206,7 +213,8 @@ constexpr uint32_t kStateBits[] = {kSendDate,
                                    kLast,
                                    kKeepAliveTimeoutSet,
                                    kValidate,
-                                   kContentLengthAsField};
+                                   kContentLengthAsField,
+                                   kAgent};
 constexpr uint32_t kResultBits[] = {kResultLast,
                                     kResultChunked,
                                     kResultShouldKeepAlive,

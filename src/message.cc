@@ -33,6 +33,7 @@ MessageState StateFromBits(uint32_t bits, int64_t keep_alive_seconds,
   s.keep_alive_timeout_set = (bits & kKeepAliveTimeoutSet) != 0;
   s.keep_alive_timeout_s = keep_alive_seconds;
   s.max_requests = max_requests;
+  s.agent = (bits & kAgent) != 0;
   return s;
 }
 
@@ -79,6 +80,14 @@ ResponseHead FinishResponseHead(HeadBuffer* head, uint32_t fields,
   }
   out.result_bits = ResultBits(r, fields);
   return out;
+}
+
+ResponseHead FinishRequestHead(HeadBuffer* head, uint32_t fields,
+                               const MessageState& state, uint64_t body_length,
+                               DateCache* date) {
+  // A request's head follows the same _storeHeader() rules: only its first
+  // line and `this.agent` (in `state`) differ.
+  return FinishResponseHead(head, fields, state, false, body_length, date);
 }
 
 size_t AppendChunkSizeLine(HeadBuffer* out, uint64_t length) {

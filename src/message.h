@@ -48,6 +48,17 @@ ResponseHead FinishResponseHead(HeadBuffer* head, uint32_t fields,
                                 bool content_length_as_field,
                                 uint64_t body_length, DateCache* date);
 
+// Completes the head of an outgoing request (http.ClientRequest) whose
+// request line and fields are in `head` (RenderRequestAndFields()), as
+// end(data) -> _implicitHeader() -> _storeHeader() do with `_contentLength`
+// the body's `body_length` bytes: the rules of FinishResponseHead() with
+// Content-Length where _storeHeader() puts `_contentLength`, and keep-alive
+// sent for a request with an agent (`state.agent`) whatever frames its
+// body. Steps aside as FinishResponseHead() does.
+ResponseHead FinishRequestHead(HeadBuffer* head, uint32_t fields,
+                               const MessageState& state, uint64_t body_length,
+                               DateCache* date);
+
 // The result bits of a head: HeadResult plus which fields the caller gave.
 uint32_t ResultBits(const HeadResult& r, uint32_t fields);
 

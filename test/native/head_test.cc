@@ -1205,5 +1205,85 @@ TEST(RenderStatusAndFields, AppendsAfterWhatIsThere) {
   EXPECT_EQ(big.bytes, expected);
 }
 
+// ---------------------------------------------------------------------------
+// RenderRequestAndFields: the request line and the request's fields from
+// "method\0path\0name\0value\0...", as _implicitHeader() passes
+// `this.method + ' ' + this.path + ' HTTP/1.1\r\n'` and kOutHeaders to
+// _storeHeader().
+
+Rendered RenderRequest(const std::string& method, const std::string& path,
+                       const std::vector<Field>& fields) {
+  std::string text = method + '\0' + path + '\0';
+  for (const Field& f : fields) text += f.name + '\0' + f.value + '\0';
+  HeadBuffer head;
+  Rendered out;
+  out.result = RenderRequestAndFields(&head, U(text), text.size(),
+                                      static_cast<uint32_t>(fields.size()));
+  out.bytes.assign(head.bytes());
+  return out;
+}
+
+TEST(RenderRequestAndFields, RequestLineAndFieldsByteForByte) {
+  const Rendered r = RenderRequest("POST", "/api/items?q=caf\xe9",
+                                   {{"Content-Type", "application/json"},
+                                    {"Accept", "text/html"},
+                                    {"Accept", "application/json"},
+                                    {"Host", "127.0.0.1:8080"}});
+  ASSERT_TRUE(r.result.valid);
+  EXPECT_EQ(r.bytes,
+            "POST /api/items?q=caf\xe9 HTTP/1.1\r\n"
+            "Content-Type: application/json\r\n"
+            "Accept: text/html\r\n"
+            "Accept: application/json\r\n"
+            "Host: 127.0.0.1:8080\r\n");
+  EXPECT_EQ(r.result.fields, 0u);
+  EXPECT_EQ(r.result.content_length, -1);
+}
+
+TEST(RenderRequestAndFields, RenderedAsGivenWithoutChecks) {
+  // Node checked the method, the path and each field when the request was
+  // made and setHeader() stored it; _storeHeader() renders them as they
+  // are (`validate` false), and so does this.
+  const Rendered r = RenderRequest("get", "", {{"X Odd", "a\x01b"}});
+  ASSERT_TRUE(r.result.valid);
+  EXPECT_EQ(r.bytes, "get  HTTP/1.1\r\nX Odd: a\x01b\r\n");
+}
+
+TEST(RenderRequestAndFields, FieldFlagsAndContentLength) {
+  const Rendered r = RenderRequest(
+      "PUT", "/",
+      {{"Connection", "close"}, {"Content-Length", "12"}, {"Expect", "x"}});
+  ASSERT_TRUE(r.result.valid);
+  EXPECT_EQ(r.result.fields,
+            static_cast<uint32_t>(kFieldConnection | kFieldConnectionClose |
+                                  kFieldContentLength | kFieldExpect));
+  EXPECT_EQ(r.result.content_length, 12);
+}
+
+TEST(RenderRequestAndFields, PartsMissingOrTooManyAreInvalid) {
+  HeadBuffer head;
+  // No NUL after the method, none after the path.
+  for (const std::string& text :
+       {std::string("GET"), std::string("GET\0/", 5)}) {
+    EXPECT_FALSE(RenderRequestAndFields(&head, U(text), text.size(), 0).valid)
+        << text;
+  }
+  // A NUL of the caller's: more parts than the count says.
+  const std::string extra("GET\0/a\0b\0", 9);
+  EXPECT_FALSE(RenderRequestAndFields(&head, U(extra), extra.size(), 0).valid);
+  // Fewer fields than the count.
+  const std::string fewer("GET\0/\0A\0b\0", 10);
+  EXPECT_FALSE(RenderRequestAndFields(&head, U(fewer), fewer.size(), 2).valid);
+  EXPECT_TRUE(RenderRequestAndFields(&head, U(fewer), fewer.size(), 1).valid);
+}
+
+TEST(HeadBuffer, AppendRequestLine) {
+  HeadBuffer head;
+  head.AppendRequestLine(U("DELETE"), 6, U("/x/1"), 4);
+  head.AppendRequestLine(U("CONNECT"), 7, U("example.test:443"), 16);
+  EXPECT_EQ(head.bytes(),
+            "DELETE /x/1 HTTP/1.1\r\nCONNECT example.test:443 HTTP/1.1\r\n");
+}
+
 }  // namespace
 }  // namespace fast_response

@@ -55,7 +55,7 @@ const std::vector<Group>& Groups() {
        {"ARG_FD", "ARG_STATUS_CODE", "ARG_FIELD_COUNT", "ARG_STATE_BITS",
         "ARG_KEEP_ALIVE_SECONDS", "ARG_MAX_REQUESTS", "ARG_BODY_FLAGS",
         "ARG_BODY_UNITS", "ARG_HEAD_UNITS", "ARG_WRITER", "ARG_BODY_TAG",
-        "ARG_COUNT"},
+        "ARG_BODY_BYTES", "ARG_COUNT"},
        false},
       {"results[] slots",
        {"RESULT_REMAINING", "RESULT_BITS", "RESULT_BODY_LENGTH",
@@ -72,7 +72,8 @@ const std::vector<Group>& Groups() {
        {"SEND_DATE", "SHOULD_KEEP_ALIVE", "USE_CHUNKED_BY_DEFAULT", "HAS_BODY",
         "REMOVED_CONNECTION", "REMOVED_CONTENT_LENGTH",
         "REMOVED_TRANSFER_ENCODING", "MAX_REQUESTS_REACHED", "LAST",
-        "KEEP_ALIVE_TIMEOUT_SET", "VALIDATE", "CONTENT_LENGTH_AS_FIELD"},
+        "KEEP_ALIVE_TIMEOUT_SET", "VALIDATE", "CONTENT_LENGTH_AS_FIELD",
+        "AGENT"},
        true},
       {"result bits",
        {"RESULT_LAST", "RESULT_CHUNKED", "RESULT_SHOULD_KEEP_ALIVE",
@@ -160,6 +161,8 @@ TEST(Layout, ExportedValuesAreTheEnums) {
   EXPECT_EQ(c.at("BODY_BYTES"), kBodyBytes);
   EXPECT_EQ(c.at("CHUNKED"), kChunked);
   EXPECT_EQ(c.at("CONTENT_LENGTH_AS_FIELD"), kContentLengthAsField);
+  EXPECT_EQ(c.at("ARG_BODY_BYTES"), kArgBodyBytes);
+  EXPECT_EQ(c.at("AGENT"), kAgent);
   EXPECT_EQ(c.at("RESULT_CONTENT_LENGTH_FIELD"), kResultContentLengthField);
   // ... and each group exports exactly the values the header's own
   // static_asserts list (layout::check).

@@ -100,6 +100,7 @@ const StateMember kStateMembers[] = {
     {kLast, &MessageState::last, "last"},
     {kKeepAliveTimeoutSet, &MessageState::keep_alive_timeout_set,
      "keep_alive_timeout_set"},
+    {kAgent, &MessageState::agent, "agent"},
 };
 
 // Which members are true, by name.
@@ -590,6 +591,77 @@ TEST(AppendLatin1AsUtf8, SourceInsideTheSameBuffer) {
     EXPECT_EQ(out.size(), 2 * big.size() + 1);
     EXPECT_TRUE(out.bytes().substr(big.size()) == Utf8Of(big));
   }
+}
+
+// ---------------------------------------------------------------------------
+// FinishRequestHead: an outgoing request's head, as end(data) ->
+// _implicitHeader() -> _storeHeader() complete it.
+
+std::string RequestHead(const std::vector<Field>& fields, uint32_t bits,
+                        uint64_t body_length, ResponseHead* r) {
+  std::string text = std::string("POST") + '\0' + "/" + '\0';
+  for (const Field& f : fields) text += f.name + '\0' + f.value + '\0';
+  HeadBuffer head;
+  const FieldsResult f = RenderRequestAndFields(
+      &head, U(text), text.size(), static_cast<uint32_t>(fields.size()));
+  EXPECT_TRUE(f.valid);
+  DateCache date;
+  *r = FinishRequestHead(&head, f.fields, StateFromBits(bits, 0, 0),
+                         body_length, &date);
+  return std::string(head.bytes());
+}
+
+TEST(FinishRequestHead, PostWithABodyOnAKeepAliveAgent) {
+  ResponseHead r;
+  EXPECT_EQ(RequestHead({{"Content-Type", "application/json"},
+                         {"Host", "127.0.0.1:3000"}},
+                        kBase | kAgent, 61, &r),
+            "POST / HTTP/1.1\r\n"
+            "Content-Type: application/json\r\n"
+            "Host: 127.0.0.1:3000\r\n"
+            "Connection: keep-alive\r\n"
+            "Content-Length: 61\r\n"
+            "\r\n");
+  EXPECT_EQ(r.step_aside, kStepAsideNone);
+  EXPECT_EQ(r.result_bits, static_cast<uint32_t>(kResultShouldKeepAlive));
+}
+
+TEST(FinishRequestHead, AnAgentKeepsAliveWhatNothingFrames) {
+  // GET, HEAD, DELETE, OPTIONS, TRACE, CONNECT: useChunkedEncodingByDefault
+  // is false. With an agent _storeHeader() still sends keep-alive
+  // (`|| this.agent`), and a body goes out unframed, `_last` set.
+  const uint32_t get = (kBase & ~kUseChunkedByDefault) | kAgent;
+  ResponseHead r;
+  EXPECT_EQ(RequestHead({}, get, 0, &r),
+            "POST / HTTP/1.1\r\nConnection: keep-alive\r\n\r\n");
+  EXPECT_EQ(r.result_bits,
+            static_cast<uint32_t>(kResultShouldKeepAlive | kResultLast));
+  // Without an agent (createConnection): no keep-alive field, `_last`.
+  EXPECT_EQ(RequestHead({}, get & ~kAgent, 0, &r),
+            "POST / HTTP/1.1\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(r.result_bits,
+            static_cast<uint32_t>(kResultShouldKeepAlive | kResultLast));
+}
+
+TEST(FinishRequestHead, AnAgentThatDoesNotKeepAlive) {
+  // agent: false, or keepAlive false with maxSockets Infinity: the request
+  // has shouldKeepAlive false and `_last`.
+  ResponseHead r;
+  EXPECT_EQ(
+      RequestHead({}, (kBase & ~kShouldKeepAlive) | kAgent | kLast, 3, &r),
+      "POST / HTTP/1.1\r\nConnection: close\r\nContent-Length: 3\r\n\r\n");
+  EXPECT_EQ(r.result_bits, static_cast<uint32_t>(kResultLast));
+}
+
+TEST(FinishRequestHead, StepsAsideAsAResponseDoes) {
+  ResponseHead r;
+  RequestHead({{"Transfer-Encoding", "chunked"}}, kBase | kAgent, 3, &r);
+  EXPECT_EQ(r.step_aside, kStepAsideTransferEncoding);
+  RequestHead({{"Expect", "100-continue"}}, kBase | kAgent, 3, &r);
+  EXPECT_EQ(r.step_aside, kStepAsideExpect);
+  // removeHeader('Content-Length'): chunk framing.
+  RequestHead({}, kBase | kAgent | kRemovedContentLength, 3, &r);
+  EXPECT_EQ(r.step_aside, kStepAsideChunkedBody);
 }
 
 }  // namespace

@@ -57,6 +57,8 @@ function contentLengthOf(joined) {
   return value === null ? simple : value;
 }
 
+const RESPONSE_COUNTS = Object.freeze({ fast: countFast, partial: countPartial });
+
 const kFastBytes = Symbol('fastResponse.bytesWritten');
 
 // socket.bytesWritten counts what libuv wrote. Bytes written here are added
@@ -95,13 +97,15 @@ function countBytes(handle, n) {
  * `remaining` bytes (a full socket buffer, EAGAIN, or an error that libuv is
  * left to meet and report) go to socket.write(), where Node's backpressure
  * and error handling take them. `written`: the bytes writev(2) took, or
- * -errno of its failure. Returns what Node's end() returns (`res`).
+ * -errno of its failure. `counts`: the stats() counters the write goes to
+ * (responses; lib/client.js passes the requests' ones). Returns what Node's
+ * end() returns (`res`).
  */
-function complete(res, written, remaining, chunk, callback) {
+function complete(res, written, remaining, chunk, callback, counts = RESPONSE_COUNTS) {
   const socket = res.socket;
   res._headerSent = true;
   if (remaining !== 0) {
-    countPartial();
+    counts.partial();
     // Corked, as in Node's own end(): the rest and end()'s own final write
     // go out together when end() uncorks, and an error reaches all of them
     // (and 'prefinish', 'finish') the way it does in Node.
@@ -109,7 +113,7 @@ function complete(res, written, remaining, chunk, callback) {
     if (written < 0) failNextWrite(socket._handle, written);
     handOver(socket, chunk);
   } else {
-    countFast();
+    counts.fast();
   }
   if (written !== 0) {
     // A failed write counts its bytes where Node's own would.

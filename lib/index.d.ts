@@ -8,6 +8,21 @@
 import type { ServerResponse, OutgoingHttpHeaders } from 'node:http';
 
 declare module 'node:http' {
+  interface ClientRequest {
+    /**
+     * Added by `install()`. Ends the request exactly as
+     * `req.end(data, encoding, callback)` does (the same bytes, events and
+     * errors), with the request head rendered natively; when the agent
+     * gives the request a connected socket, head and body go out with one
+     * writev(2). A request on a new connection (still connecting), over
+     * TLS, with `Expect: 100-continue`, or after `write()`/`flushHeaders()`
+     * is written by Node (`stats().requests.reasons` says why).
+     */
+    fastEnd(callback?: () => void): this;
+    fastEnd(data: string | Uint8Array, callback?: () => void): this;
+    fastEnd(data: string | Uint8Array, encoding: BufferEncoding, callback?: () => void): this;
+  }
+
   interface ServerResponse {
     /**
      * Added by `install()`. Ends the response exactly as
@@ -99,6 +114,10 @@ declare namespace fastResponse {
    * - 'socket-closed': the socket is destroyed or not writable
    * - 'socket-busy': the socket has writes queued, or is corked
    * - 'no-fd': the socket has no file descriptor (not a TCP or pipe handle)
+   * - 'request-end-replaced': the request's end() is not Node's (an APM agent's wrapper): it is called
+   * - 'flush-replaced': the request's _flushOutput() is not Node's: it writes what the request queued
+   * - 'connecting': the request's socket is still connecting (a new connection): Node writes the request at 'connect'
+   * - 'queue-changed': what the request queued changed after end() (flushHeaders()): Node writes the queue
    * - 'invalid': a status code, reason phrase, field-name or field-value fails Node's checks: Node throws
    * - 'field-transfer-encoding': a Transfer-Encoding field: Node frames the body
    * - 'field-expect': an Expect field: Node waits for 100-continue
@@ -137,6 +156,10 @@ declare namespace fastResponse {
     | 'socket-closed'
     | 'socket-busy'
     | 'no-fd'
+    | 'request-end-replaced'
+    | 'flush-replaced'
+    | 'connecting'
+    | 'queue-changed'
     | 'invalid'
     | 'field-transfer-encoding'
     | 'field-expect'
@@ -169,12 +192,36 @@ declare namespace fastResponse {
      * writes and not counted here. Both 0 without the addon.
      */
     writev: { calls: number; bytes: number };
+    /**
+     * Outgoing requests (http.ClientRequest: `req.fastEnd()`, and
+     * `req.end()` under `patchEnd`), counted apart from responses. `fast`
+     * and `partial` count requests the package wrote when their socket was
+     * assigned (or at once, when it was already there); `fallback` those it
+     * left to Node, by reason (a request on a new connection: 'connecting').
+     * A request destroyed before it got its socket is written by no one and
+     * counted nowhere.
+     */
+    requests: RequestStats;
+  }
+
+  /** stats().requests: the counts of outgoing requests. */
+  interface RequestStats {
+    /** Requests whose head and body went out with one writev(2). */
+    fast: number;
+    /** Requests whose writev(2) was partial: the rest went to socket.write(). */
+    partial: number;
+    /** Requests written by Node's own code. */
+    fallback: number;
+    /** Fallbacks by reason (only the reasons seen are present). */
+    reasons: Partial<Record<FallbackReason, number>>;
   }
 
   interface InstallOptions {
     /**
-     * Also route every `res.end(data)` of every http.ServerResponse through
-     * the fast path (Express, Fastify and Koa gain without code changes).
+     * Also route every `res.end(data)` and `res.write()` of every
+     * http.ServerResponse, and every `req.end()` of every
+     * http.ClientRequest, through the fast path (Express, Fastify and Koa,
+     * and HTTP clients built on http.request(), gain without code changes).
      * Default false.
      */
     patchEnd?: boolean;
@@ -262,9 +309,9 @@ declare const fastResponse: {
   ): ServerResponse;
 
   /**
-   * Defines `ServerResponse.prototype.fastEnd` and `fastWrite`; with
-   * `{ patchEnd: true }` also makes every `res.end(data)` and `res.write()`
-   * fast.
+   * Defines `ServerResponse.prototype.fastEnd` and `fastWrite`, and
+   * `ClientRequest.prototype.fastEnd`; with `{ patchEnd: true }` also makes
+   * every `res.end(data)`, `res.write()` and `req.end()` fast.
    *
    * @returns `uninstall`, which restores the prototype as it was.
    * @throws ERR_INVALID_ARG_TYPE when `options` is not an object.

@@ -17,6 +17,7 @@ const { loadError } = require('./binding');
 const { end } = require('./end');
 const { send, template, json } = require('./send');
 const statistics = require('./stats');
+const { installClient, uninstallClient } = require('./client');
 const { R } = require('./reasons');
 
 let installed = null;
@@ -75,6 +76,8 @@ function install(options) {
       defineMethod(proto, 'write', patchedWriteMethod);
     }
   }
+  // http.ClientRequest: req.fastEnd(), and with patchEnd every req.end().
+  installClient(patchEnd);
   return uninstall;
 }
 
@@ -200,6 +203,7 @@ function patchedEnd(res, data, encoding, callback) {
  * Does nothing when not installed.
  */
 function uninstall() {
+  uninstallClient();
   if (installed === null) return;
   const proto = ServerResponse.prototype;
   restore(proto, 'fastEnd', installed.fastEnd);

@@ -179,7 +179,26 @@ const NODE_COMBINES_CHUNKS = findSymbol(probe, 'kChunkedBuffer') !== undefined;
 // data, CRLF): the package's one write then passes its one argument too.
 const SINGLE_WRITE_CALLBACK_WITHOUT_ARGUMENT = Number(process.versions.node.split('.')[0]) < 20;
 
+// ---------------------------------------------------------------------------
+// The client side (lib/client.js): outgoing requests.
+
+const { ClientRequest } = http;
+
+/**
+ * Node's own OutgoingMessage.prototype._flushOutput (it writes what a
+ * message queued before it had its socket), or null: then a request queued
+ * before its socket is always written by it.
+ */
+const nodeFlushOutput = nodesOwnOrNull(OutgoingMessage.prototype._flushOutput, '_flushOutput',
+                                       ['this.outputData', 'socket.cork()', 'socket.write(data, encoding, callback)']);
+/** Node's own ClientRequest.prototype._implicitHeader, or null (then Node renders every request head). */
+const nodeRequestImplicitHeader = nodesOwnOrNull(ClientRequest.prototype._implicitHeader, '_implicitHeader',
+                                                 ["this._storeHeader(this.method + ' ' + this.path + ' HTTP/1.1\\r\\n'"]);
+
 module.exports = {
+  ClientRequest,
+  nodeFlushOutput,
+  nodeRequestImplicitHeader,
   SINGLE_WRITE_CALLBACK_WITHOUT_ARGUMENT,
   nodeWrite,
   isNodesWrite,

@@ -42,6 +42,11 @@ const REASONS = Object.freeze({
   'socket-closed': 'the socket is destroyed or not writable',
   'socket-busy': 'the socket has writes queued, or is corked',
   'no-fd': 'the socket has no file descriptor (not a TCP or pipe handle)',
+  // Outgoing requests (lib/client.js)
+  'request-end-replaced': "the request's end() is not Node's (an APM agent's wrapper): it is called",
+  'flush-replaced': "the request's _flushOutput() is not Node's: it writes what the request queued",
+  connecting: "the request's socket is still connecting (a new connection): Node writes the request at 'connect'",
+  'queue-changed': 'what the request queued changed after end() (flushHeaders()): Node writes the queue',
   // The head (the addon's names: src/layout.h)
   invalid: "a status code, reason phrase, field-name or field-value fails Node's checks: Node throws",
   'field-transfer-encoding': 'a Transfer-Encoding field: Node frames the body',

@@ -54,6 +54,45 @@ function logFirst(reason, res, data) {
         REASONS[reason] || 'unregistered', status, body);
 }
 
+// Outgoing requests (lib/client.js), counted apart from responses:
+// stats().requests.
+let requestFast = 0;
+let requestPartial = 0;
+let requestFallback = 0;
+let requestReasons = { __proto__: null };
+let loggedRequest = { __proto__: null };
+
+/** A request whose head and body all went out with one writev(2). */
+function countRequestFast() {
+  requestFast++;
+}
+
+/** A request whose rest was handed to socket.write(). */
+function countRequestPartial() {
+  requestPartial++;
+}
+
+/**
+ * A request written by Node's own code, and why (a name of
+ * lib/reasons.js); `req` and `data` for the debug log.
+ */
+function countRequestFallback(reason, req, data) {
+  requestFallback++;
+  requestReasons[reason] = (requestReasons[reason] || 0) + 1;
+  if (DEBUG && loggedRequest[reason] === undefined) {
+    loggedRequest[reason] = true;
+    const method = req !== null && typeof req === 'object' ? req.method : undefined;
+    debug('request steps aside to Node: %s (%s); %s %s, %s; logged once per reason', reason,
+          REASONS[reason] || 'unregistered', method, req && req.path, describeBody(data));
+  }
+}
+
+function describeBody(data) {
+  return data === undefined || data === null || data === '' || typeof data === 'function' ? 'no body' :
+    typeof data === 'string' || data instanceof Uint8Array ? `a ${data.length}-${typeof data === 'string' ? 'character' : 'byte'} body` :
+      `a body of type ${typeof data}`;
+}
+
 /** Logs (NODE_DEBUG=fast-response) what install() found. */
 function logInstall(native, loadError, patchEnd) {
   if (!DEBUG) return;
@@ -78,6 +117,12 @@ function stats() {
     fallback: fallbacks,
     reasons: { ...reasons },
     writev: { calls: calls - writevBase[0], bytes: bytes - writevBase[1] },
+    requests: {
+      fast: requestFast,
+      partial: requestPartial,
+      fallback: requestFallback,
+      reasons: { ...requestReasons },
+    },
   };
 }
 
@@ -89,6 +134,14 @@ function resetStats() {
   fallbacks = 0;
   reasons = { __proto__: null };
   logged = { __proto__: null };
+  requestFast = 0;
+  requestPartial = 0;
+  requestFallback = 0;
+  requestReasons = { __proto__: null };
+  loggedRequest = { __proto__: null };
 }
 
-module.exports = { countFast, countPartial, countWrite, countFallback, logInstall, stats, resetStats };
+module.exports = {
+  countFast, countPartial, countWrite, countFallback, countRequestFast, countRequestPartial, countRequestFallback,
+  logInstall, stats, resetStats,
+};

@@ -304,7 +304,7 @@ class FastResponse : public Napi::Addon<FastResponse> {
   // undefined, with results[kResultReason] saying why.
   napi_value RenderRequest(napi_env env, napi_value text,
                            napi_value /*unused*/) {
-    if (!ReadLatin1(env, text)) return SteppedAside(kStepAsideInvalid);
+    if (!ReadAsciiOrLatin1(env, text)) return SteppedAside(kStepAsideInvalid);
     HeadBuffer& head = writer_.cork();
     writer_.Clear();
     const FieldsResult f = RenderRequestAndFields(
@@ -326,7 +326,8 @@ class FastResponse : public Napi::Addon<FastResponse> {
                               head.size(), &header);
     writer_.Clear();
     results_[kResultReason] = kStepAsideNone;
-    results_[kResultBits] = r.result_bits;
+    results_[kResultBits] =
+        r.result_bits | (text_ascii_ ? kResultHeadAscii : 0u);
     results_[kResultContentLength] = static_cast<double>(f.content_length);
     return header;
   }
@@ -654,6 +655,35 @@ class FastResponse : public Napi::Addon<FastResponse> {
     }
     text_ascii_ = seen < 0x80;
     return seen <= 0xFF;
+  }
+
+  // ReadLatin1() for a text that is most often ASCII (a request's method,
+  // target and fields): read once as UTF-8, which for ASCII is its latin1
+  // bytes; a text with a byte >= 0x80 in that reading is read again by
+  // ReadLatin1().
+  bool ReadAsciiOrLatin1(napi_env env, napi_value v) {
+    size_t units = 0;
+    if (napi_get_value_string_utf16(env, v, nullptr, 0, &units) != napi_ok)
+      return false;
+    text_.resize(units + 1);
+    size_t n = 0;
+    if (napi_get_value_string_utf8(env, v, &text_[0], units + 1, &n) != napi_ok)
+      return false;
+    // Every byte below 0x80 and `units` of them: every character was ASCII
+    // (a character >= 0x80 writes a byte >= 0x80, or does not fit).
+    bool ascii = n == units;
+    constexpr uint64_t kHigh = 0x8080808080808080ull;
+    size_t i = 0;
+    for (; ascii && i + 8 <= n; i += 8) {
+      uint64_t w;
+      std::memcpy(&w, text_.data() + i, sizeof(w));
+      ascii = (w & kHigh) == 0;
+    }
+    for (; ascii && i < n; i++) ascii = static_cast<uint8_t>(text_[i]) < 0x80;
+    if (!ascii) return ReadLatin1(env, v);
+    text_.resize(n);
+    text_ascii_ = true;
+    return true;
   }
 
   napi_value SteppedAside(StepAside reason) {

@@ -102,6 +102,9 @@ enum ResultBit : uint32_t {
   kResultConnectionField = 1u << 3,
   kResultKeepAliveField = 1u << 4,
   kResultContentLengthField = 1u << 5,
+  // renderRequest(): every byte of the head is ASCII, so its latin1 bytes
+  // are its UTF-8 bytes (writeRendered() may read it without kHeadUtf8).
+  kResultHeadAscii = 1u << 6,
 };
 
 // --- results[kResultReason]: why nothing was written ------------------------
@@ -179,6 +182,7 @@ inline constexpr Constant kConstants[] = {
     {"RESULT_CONNECTION_FIELD", kResultConnectionField},
     {"RESULT_KEEP_ALIVE_FIELD", kResultKeepAliveField},
     {"RESULT_CONTENT_LENGTH_FIELD", kResultContentLengthField},
+    {"RESULT_HEAD_ASCII", kResultHeadAscii},
 };
 
 // --- checked when this header compiles ---------------------------------------
@@ -220,7 +224,8 @@ constexpr uint32_t kResultBits[] = {kResultLast,
                                     kResultShouldKeepAlive,
                                     kResultConnectionField,
                                     kResultKeepAliveField,
-                                    kResultContentLengthField};
+                                    kResultContentLengthField,
+                                    kResultHeadAscii};
 constexpr uint32_t kBodyFlags[] = {kHeadUtf8, kChunked};
 
 constexpr bool Below(const uint32_t* v, size_t n, uint32_t limit) {

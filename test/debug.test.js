@@ -39,12 +39,24 @@ function run(env) {
 }
 
 test('NODE_DEBUG=fast-response: install(), then each reason once, with status and body', () => {
-  const { stats, lines } = run({ NODE_DEBUG: 'fast-response' });
+  const { stats, lines: all } = run({ NODE_DEBUG: 'fast-response' });
   assert.deepEqual(stats.reasons, { 'empty-body': 3, 'strict-content-length': 2 });
+  // The app's client requests have lines of their own (the next test).
+  const lines = all.filter((l) => !/: request steps aside/.test(l));
   assert.equal(lines.length, 3, lines.join('\n'));
   assert.match(lines[0], /install\(\{ patchEnd: true \}\): the native addon is loaded$/);
   assert.match(lines[1], /steps aside to Node: empty-body \(an empty string or Buffer: .*\); status 200, a 0-byte body;/);
   assert.match(lines[2], /steps aside to Node: strict-content-length \(strictContentLength: .*\); status 200, a 4-character body;/);
+});
+
+test("NODE_DEBUG=fast-response: a client request's reason once, with method, path and body", () => {
+  const { stats, lines } = run({ NODE_DEBUG: 'fast-response' });
+  // patchEnd covers http.get()'s end() too: each request (agent: false)
+  // opens a connection, which Node writes at 'connect'.
+  assert.deepEqual(stats.requests, { fast: 0, partial: 0, fallback: 6, reasons: { connecting: 6 } });
+  const requestLines = lines.filter((l) => /: request steps aside/.test(l));
+  assert.equal(requestLines.length, 1, lines.join('\n'));
+  assert.match(requestLines[0], /request steps aside to Node: connecting \(the request's socket is still connecting .*\); GET \/empty, no body; logged once per reason$/);
 });
 
 test('without NODE_DEBUG nothing is logged', () => {

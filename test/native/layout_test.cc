@@ -78,7 +78,7 @@ const std::vector<Group>& Groups() {
       {"result bits",
        {"RESULT_LAST", "RESULT_CHUNKED", "RESULT_SHOULD_KEEP_ALIVE",
         "RESULT_CONNECTION_FIELD", "RESULT_KEEP_ALIVE_FIELD",
-        "RESULT_CONTENT_LENGTH_FIELD"},
+        "RESULT_CONTENT_LENGTH_FIELD", "RESULT_HEAD_ASCII"},
        true},
   };
   return groups;

@@ -28,6 +28,17 @@ http.createServer((req, res) => {
   void n;
 });
 
+const agent = new http.Agent({ keepAlive: true });
+const req: http.ClientRequest = http.request({ agent, method: 'POST', port: 3000 });
+req.setHeader('Content-Type', 'application/json');
+const sameReq: http.ClientRequest = req.fastEnd('{"ok":true}', () => {});
+http.get('http://127.0.0.1:3000/').fastEnd();
+http.request({ port: 3000 }).fastEnd(Buffer.from('x'), 'utf8');
+const r: fastResponse.RequestStats = fastResponse.stats().requests;
+const m: number = r.fast + r.partial + r.fallback + (r.reasons.connecting ?? 0);
+void sameReq;
+void m;
+
 const native: boolean = fastResponse.native;
 void native;
 uninstall();

@@ -8,3 +8,4 @@ fastResponse.send(res, '200', {}, 'x');
 fastResponse.install({ patchEnd: 'yes' });
 fastResponse.template(200, { a: { nested: true } });
 res.fastEnd({ body: 1 });
+http.request({ port: 1 }).fastEnd({ body: 1 });

@@ -20,6 +20,12 @@
 //                  the two run lengths (default 15 and 45 seconds); the
 //                  short run must outlast the JIT's warm-up (a warning
 //                  says when it did not)
+//   --requests <a>,<b>
+//                  the client cases (http/client-post.js): runs of exactly
+//                  a and b requests instead of seconds, the client under
+//                  callgrind (its canned-response server is not); the
+//                  per-request figure is (instructions(b) - instructions(a))
+//                  / (b - a), e.g. --requests 20000,60000
 //
 // Each case file runs as one benchmark child (common.js) under callgrind,
 // loaded by wrk over 2 keep-alive connections (more time out under
@@ -43,15 +49,16 @@ const DEFAULT_CASES = ['send=end', 'send=send', 'template=template', 'bound=boun
 
 /**
  * One run: { instructions, responses } of `file` with `method` for
- * `seconds`; `configs`: more key=value arguments for the case file (a key
- * given again replaces the earlier value: one configuration per run).
+ * `seconds`, or (`requests` > 0) for exactly that many requests; `configs`:
+ * more key=value arguments for the case file (a key given again replaces
+ * the earlier value: one configuration per run).
  */
-function count(file, method, len, seconds, configs = []) {
-  const config = new Map([['len', String(len)]]);
+function count(file, method, len, seconds, configs = [], requests = 0) {
+  const config = new Map(requests > 0 ? [] : [['len', String(len)]]);
   for (const kv of configs) config.set(kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1));
-  for (const [k, v] of [['method', method], ['c', '2'], ['duration', String(seconds)], ['warmup', '0']]) {
-    config.set(k, v);
-  }
+  const fixed = requests > 0 ? [['method', method], ['requests', String(requests)], ['warmup', '0']] :
+    [['method', method], ['c', '2'], ['duration', String(seconds)], ['warmup', '0']];
+  for (const [k, v] of fixed) config.set(k, v);
   const args = [
     '--tool=callgrind', '--callgrind-out-file=/dev/null',
     process.execPath, path.join(__dirname, 'http', `${file}.js`),
@@ -61,7 +68,7 @@ function count(file, method, len, seconds, configs = []) {
     encoding: 'utf8',
     // common.js's child mode: this one configuration, the CSV row on stdout.
     env: { ...process.env, FAST_RESPONSE_BENCH_CHILD: '1' },
-    timeout: (seconds + 120) * 1000,
+    timeout: (requests > 0 ? 3600 : seconds + 120) * 1000,
   });
   if (r.error) throw new Error(`valgrind: ${r.error.message} (apt-get install valgrind)`);
   const collected = /Collected : (\d+)/.exec(r.stderr);
@@ -74,7 +81,7 @@ function count(file, method, len, seconds, configs = []) {
   const fields = row.split(',');
   const rate = Number(fields[fields.length - 3]);
   const time = Number(fields[fields.length - 2]);
-  return { instructions: Number(collected[1]), responses: Math.round(rate * time) };
+  return { instructions: Number(collected[1]), responses: requests > 0 ? requests : Math.round(rate * time) };
 }
 
 function main() {
@@ -85,10 +92,17 @@ function main() {
       short: { type: 'string', default: '15' },
       long: { type: 'string', default: '45' },
       set: { type: 'string', multiple: true, default: [] },
+      requests: { type: 'string' },
     },
   });
   for (const s of values.set) {
     if (!/^[^=,]+=[^,]*$/.test(s)) throw new Error(`--set ${s}: key=value expected`);
+  }
+  if (values.requests !== undefined) {
+    const [a, b] = values.requests.split(',').map(Number);
+    if (!(a > 0 && b > a)) throw new Error(`--requests ${values.requests}: use <a>,<b> with 0 < a < b`);
+    countRequests(positionals, a, b, values.set);
+    return;
   }
   const len = Number(values.len);
   const short = Number(values.short);
@@ -119,6 +133,25 @@ function main() {
                     'the figure is too high; use a longer --short');
     }
     console.log(`${spec.padEnd(width)}  ${`${a.responses}/${b.responses}`.padStart(22)}   ${Math.round(per).toString().padStart(10)}`);
+  }
+}
+
+/** --requests a,b: instructions per request of the client cases. */
+function countRequests(cases, a, b, set) {
+  console.log(`node ${process.version}, runs of ${a} and ${b} requests under callgrind`);
+  if (set.length > 0) console.log(`configs for every case: ${set.join(' ')}`);
+  const width = Math.max(20, ...cases.map((spec) => spec.length));
+  console.log(`${'case'.padEnd(width)}  instructions/request`);
+  for (const spec of cases) {
+    const [first, ...own] = spec.split(',');
+    const [file, method] = first.split('=');
+    if (!file || !method || own.some((s) => !/^[^=]+=/.test(s))) {
+      throw new Error(`${spec}: use file=method[,key=value...], e.g. client-post=fastEnd`);
+    }
+    const configs = [...set, ...own];
+    const x = count(file, method, 0, 0, configs, a);
+    const y = count(file, method, 0, 0, configs, b);
+    console.log(`${spec.padEnd(width)}  ${Math.round((y.instructions - x.instructions) / (b - a)).toString().padStart(20)}`);
   }
 }
 

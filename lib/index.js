@@ -26,11 +26,13 @@ let installed = null;
 const native = loadError === null;
 
 /**
- * Defines `ServerResponse.prototype.fastEnd(data[, encoding][, callback])`,
- * and with `{ patchEnd: true }` also routes every `res.end()` of every
- * http.ServerResponse through the fast path (Express, Fastify, Koa gain
- * without code changes). Calling it again while installed changes nothing
- * but can turn `patchEnd` on.
+ * Defines `ServerResponse.prototype.fastEnd(data[, encoding][, callback])`
+ * and `fastWrite()`, and `ClientRequest.prototype.fastEnd()` (lib/client.js);
+ * with `{ patchEnd: true }` also routes every `res.end()` and `res.write()`
+ * of every http.ServerResponse, and every `req.end()` of every
+ * http.ClientRequest, through the fast path (Express, Fastify, Koa and
+ * clients built on http.request() gain without code changes). Calling it
+ * again while installed changes nothing but can turn `patchEnd` on.
  *
  * @param {{ patchEnd?: boolean }} [options]
  * @returns {() => void} `uninstall`: restores what was there before.
@@ -199,7 +201,8 @@ function patchedEnd(res, data, encoding, callback) {
 }
 
 /**
- * Undoes install(): removes `fastEnd` and restores `end` as they were.
+ * Undoes install(): removes `fastEnd` and `fastWrite` (and the requests' `fastEnd`)
+ * and restores `end` and `write` as they were.
  * Does nothing when not installed.
  */
 function uninstall() {

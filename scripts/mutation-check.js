@@ -12,6 +12,9 @@
 // contract between lib/ and the addon (src/layout.h): a name exported with
 // another's bit or slot.
 //
+// A mutant with `suites` runs only those (the client mutants: only
+// test/client.test.js sends requests).
+//
 // Prints the table mutant -> the suite that killed it, and exits non-zero
 // when a mutant survives or an edit no longer applies (the code it targets
 // changed: update the mutant).
@@ -40,6 +43,7 @@ const SUITES = {
   end: 'test/end.test.js',
   send: 'test/send.test.js',
   reasons: 'test/reasons.test.js',
+  client: 'test/client.test.js',
 };
 const COPY = [
   'binding.gyp', 'package.json', 'register.js', 'lib', 'src', 'test/matrix-harness.js', 'test/helpers',
@@ -105,8 +109,8 @@ const MUTANTS = [
     name: 'native-body-for-head',
     what: 'send the body for HEAD / 204 / 304 (writeResponse)',
     file: 'src/addon.cc',
-    from: '    if (state.has_body) SendBody(body, false);',
-    to: '    if (true) SendBody(body, false);',
+    from: '    if (state.has_body) SendBody(writer, body, false);',
+    to: '    if (true) SendBody(writer, body, false);',
   },
   // src/message.cc: which fields make the path step aside.
   {
@@ -242,6 +246,47 @@ const MUTANTS = [
     from: 'if (!res.chunkedEncoding) return nodeEnd.call(res, null, null, callback);',
     to: 'if (!res.chunkedEncoding) {\n    res.finished = true;\n    return res;\n  }',
   },
+  // lib/client.js: outgoing requests.
+  {
+    name: 'layout-agent-bit-drift',
+    what: 'AGENT exported as CONTENT_LENGTH_AS_FIELD\'s bit',
+    file: 'src/layout.h',
+    from: '{"AGENT", kAgent},',
+    to: '{"AGENT", kContentLengthAsField},',
+    suites: ['client'],
+  },
+  {
+    name: 'layout-body-bytes-slot-drift',
+    what: 'ARG_BODY_BYTES exported as the slot before it (the body tag)',
+    file: 'src/layout.h',
+    from: '{"ARG_BODY_BYTES", kArgBodyBytes},',
+    to: '{"ARG_BODY_BYTES", kArgBodyTag},',
+    suites: ['client'],
+  },
+  {
+    name: 'client-write-while-connecting',
+    what: 'write a queued request on a socket that is still connecting',
+    file: 'lib/client.js',
+    from: '  if (socket.connecting) return R.CONNECTING;\n',
+    to: '',
+    suites: ['client'],
+  },
+  {
+    name: 'client-no-agent-bit',
+    what: "render a request head without the agent's keep-alive (_storeHeader()'s `|| this.agent`)",
+    file: 'lib/client.js',
+    from: 'args[ARG_STATE_BITS] = stateBits(req) | (req.agent ? AGENT : 0);',
+    to: 'args[ARG_STATE_BITS] = stateBits(req);',
+    suites: ['client'],
+  },
+  {
+    name: 'client-no-finish',
+    what: "drop the queued callbacks of a request written natively (no 'finish')",
+    file: 'lib/client.js',
+    from: '    if (callback !== null) process.nextTick(callback, null);\n',
+    to: '',
+    suites: ['client'],
+  },
 ];
 
 function copyInto(dir) {
@@ -361,7 +406,7 @@ function main() {
         }
         // The suites in order until one fails: that one killed the mutant.
         row.killed = 'NO';
-        for (const suite of Object.keys(SUITES)) {
+        for (const suite of m.suites || Object.keys(SUITES)) {
           const r = runSuite(dir, suite);
           if (r.result === 'passed') continue;
           row.killed = 'yes';

@@ -36,7 +36,7 @@ const { SEP, joinHeaderMap } = require('./headers');
 const { bodyKind, toBytes, bodyUnits } = require('./body');
 const {
   ClientRequest, nodeEnd, nodeFlushOutput, nodeRequestImplicitHeader, kOutHeaders, uniqueHeadersOf,
-  socketWrite, NODE_RENDERS_HEAD, FAILED_WRITE_COUNTED,
+  socketWrite, NODE_RENDERS_HEAD, FAILED_WRITE_COUNTED, CLIENT_PATH_GAINS,
 } = require('./node-internals');
 const { applyHead, complete, countBytes, failNextWrite, bytesOf } = require('./complete');
 const { stateBits } = require('./gate');
@@ -128,6 +128,7 @@ function fallback(req, reason, data, encoding, callback) {
 /** What of the request's own state leaves it to Node, or null. */
 function requestRules(req) {
   if (binding === null) return R.NO_ADDON;
+  if (!CLIENT_PATH_GAINS) return R.NODE_SENDS_REQUEST;
   if (req.finished || req.destroyed) return R.FINISHED;
   if (req._header !== null) {
     // A head rendered when the request was made (headers as a flat array)
@@ -417,7 +418,8 @@ function installClient(patchEnd) {
     };
     define(proto, 'fastEnd', fastEndMethod);
   }
-  if (patchEnd && !installed.patchedEnd) {
+  // Where Node's own req.end() is the cheaper one, patchEnd leaves it.
+  if (patchEnd && !installed.patchedEnd && CLIENT_PATH_GAINS) {
     installed.patchedEnd = true;
     define(proto, 'end', patchedEndMethod);
   }

@@ -194,17 +194,27 @@ function writeNodeHead(res, fd, body, kind, callback) {
  * end() where Node renders the head (a replaced writeHead(), Node 18): let
  * it, then write its `_header` with the body.
  */
+function uncorkNT(socket) {
+  socket.uncork();
+}
+
 function renderByNode(res, body, kind, callback) {
   res._contentLength = (kind & BODY_KIND_MASK) === BODY_BYTES ?
     body.byteLength :
     Buffer.byteLength(body, (kind & BODY_KIND_MASK) === BODY_UTF8 ? 'utf8' : 'latin1');
   // Corked around it as in Node's end(): a writeHead() that throws leaves
-  // the socket corked there too (the next end() uncorks it). A queued
-  // response has no socket yet.
+  // the socket corked there too (the next end() uncorks it). A head sent at
+  // once (an Expect field) stays corked for Node's end(), which then writes
+  // it with the body in one write as its own end() does (and uncorks fully);
+  // the next tick uncorks it whatever happens. A queued response has no
+  // socket yet.
   const socket = res.socket;
   if (socket !== null && socket !== undefined) socket.cork();
   res._implicitHeader();
-  if (socket !== null && socket !== undefined) socket.uncork();
+  if (socket !== null && socket !== undefined) {
+    if (res._headerSent) process.nextTick(uncorkNT, socket);
+    else socket.uncork();
+  }
   const fd = directFd(res);
   if (typeof fd === 'string') return fd;
   if (res._header === null) return R.NO_HEAD;

@@ -168,6 +168,14 @@ const NODE_RENDERS_HEAD = !REMOVED_CONNECTION_KEEPS_ALIVE || !CONTENT_LENGTH_AS_
 // so the major version does (test/pipeline.test.js pins both).
 const FAILED_WRITE_COUNTED = Number(process.versions.node.split('.')[0]) < 24;
 
+// Outgoing requests: on Node 26 the addon's path costs more instructions
+// per request than Node's own req.end() (benchmark/instructions.js
+// --requests, client-post: fastEnd +2.5 %, patchEnd +3.3 %; Node 20:
+// -2.4 %, -3.1 %), and the bound is only 2.5 % below Node's. Node 24 ships
+// the same outgoing-message changes, so from 24 on requests stay Node's:
+// req.fastEnd() is Node's end() and patchEnd leaves req.end() alone.
+const CLIENT_PATH_GAINS = Number(process.versions.node.split('.')[0]) < 24;
+
 // Node 24 and later collect the chunked writes of a corked tick into one
 // chunk (kChunkedBuffer) and write it when the tick ends.
 const NODE_COMBINES_CHUNKS = findSymbol(probe, 'kChunkedBuffer') !== undefined;
@@ -205,6 +213,7 @@ module.exports = {
   setPackageWrite,
   kNeedDrain,
   NODE_COMBINES_CHUNKS,
+  CLIENT_PATH_GAINS,
   socketWrite,
   FAILED_WRITE_COUNTED,
   REMOVED_CONNECTION_KEEPS_ALIVE,

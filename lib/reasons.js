@@ -43,6 +43,7 @@ const REASONS = Object.freeze({
   'socket-busy': 'the socket has writes queued, or is corked',
   'no-fd': 'the socket has no file descriptor (not a TCP or pipe handle)',
   // Outgoing requests (lib/client.js)
+  'node-sends-request': 'Node 24 and later: Node\'s own req.end() costs less than the addon\'s path (measured on Node 26)',
   'request-end-replaced': "the request's end() is not Node's (an APM agent's wrapper): it is called",
   'flush-replaced': "the request's _flushOutput() is not Node's: it writes what the request queued",
   connecting: "the request's socket is still connecting (a new connection): Node writes the request at 'connect'",

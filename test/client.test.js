@@ -19,6 +19,7 @@ const net = require('node:net');
 
 const fastResponse = require('..');
 const { clientDifferential, OK } = require('./helpers/client-differential');
+const { CLIENT_PATH_GAINS } = require('../lib/node-internals');
 const { tlsOptions } = require('./helpers/differential');
 
 const JSON_BODY = JSON.stringify({ id: 12345, user: 'ada', items: [1, 2, 3], total: 42.5, ok: 1 });
@@ -684,6 +685,8 @@ describe('a body larger than the socket takes at once', () => {
       },
       expect: { fast: 1, fallback: { connecting: 1 } },
     });
-    for (const mode of ['fastEnd', 'patched']) assert.equal(runs[mode].stats.partial, 1, `${mode}: a partial write`);
+    if (CLIENT_PATH_GAINS) {
+      for (const mode of ['fastEnd', 'patched']) assert.equal(runs[mode].stats.partial, 1, `${mode}: a partial write`);
+    }
   });
 });

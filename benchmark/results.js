@@ -262,6 +262,8 @@ function extraRunMarkdown({ rows, meta, csvPath }) {
     out.push(`- Date: ${meta.date} to ${meta.finished || '?'} (UTC); old \`node -v\` ${meta.old.version}, ` +
              `new ${meta.new.version}; load average at start ${meta.loadavgStart}, at end ${meta.loadavgEnd || '?'}`);
   }
+  // What was measured again, and why (a rerun of some files, by hand).
+  for (const line of (meta && meta.notes) || []) out.push(`- ${line}`);
   out.push('- Protocol and columns as above. The frameworks\' baseline is `plain` (the app without the ' +
            'package), client-post\'s rates are the client\'s requests/s and its CPU µs per request; ' +
            '`bound` rows are each file\'s bound (same bytes, nothing rendered or checked).', '');

@@ -196,7 +196,7 @@ function writerTargetRows(all, major) {
   const has = (c, kv) => c.configuration.split(' ').includes(kv);
   const boundOf = (c) => all.find((b) => b.filename === c.filename && b.method === 'bound' &&
                                         otherConfig(b.configuration) === otherConfig(c.configuration) &&
-                                        lenOf(b.configuration) === lenOf(c.configuration));
+                                        Object.is(lenOf(b.configuration), lenOf(c.configuration)));
   const list = all.filter((c) => c.method !== 'bound');
   const check = (what, items, target) => {
     if (items.length === 0) return [what, `≥ ${target.toFixed(2)}`, 'not measured', '', ''];

@@ -69,9 +69,9 @@ namespace layout = fast_response::layout;
 namespace {
 
 // The fuzzer's options, above every layout::StateBit.
-constexpr uint32_t kFuzzLargeBody = 1u << 12;   // body length up to 2^53 - 1
-constexpr uint32_t kFuzzHeadUtf8 = 1u << 13;    // a UTF-8 string body
-constexpr uint32_t kFuzzBufferBody = 1u << 14;  // a Buffer body (external)
+constexpr uint32_t kFuzzLargeBody = 1u << 13;   // body length up to 2^53 - 1
+constexpr uint32_t kFuzzHeadUtf8 = 1u << 14;    // a UTF-8 string body
+constexpr uint32_t kFuzzBufferBody = 1u << 15;  // a Buffer body (external)
 
 constexpr uint32_t AllStateBits() {
   uint32_t all = 0;
@@ -82,7 +82,7 @@ static_assert((AllStateBits() &
                (kFuzzLargeBody | kFuzzHeadUtf8 | kFuzzBufferBody)) == 0,
               "the fuzzer's options collide with layout::StateBit");
 static_assert(AllStateBits() < kFuzzLargeBody,
-              "a layout::StateBit above 1 << 11: move the kFuzz* bits (and "
+              "a layout::StateBit above 1 << 12: move the kFuzz* bits (and "
               "test/fuzz/make-corpus.js)");
 
 // The body lengths that can cross from JavaScript: at most

@@ -32,9 +32,9 @@ const {
   KEEP_ALIVE_TIMEOUT_SET, CONTENT_LENGTH_AS_FIELD,
 } = stateBits();
 // head_fuzzer.cc's own options, above the state bits (kFuzz*).
-const LARGE_BODY = 1 << 12;
-const HEAD_UTF8 = 1 << 13;
-const BUFFER_BODY = 1 << 14;
+const LARGE_BODY = 1 << 13;
+const HEAD_UTF8 = 1 << 14;
+const BUFFER_BODY = 1 << 15;
 
 // A keep-alive HTTP/1.1 response with a body: what end() passes.
 const BASE = SHOULD_KEEP_ALIVE | USE_CHUNKED_BY_DEFAULT | HAS_BODY;

@@ -451,7 +451,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // `_hasBody` is then false).
   // A response's state: kAgent is a request's (an outgoing request with an
   // agent), which the transliteration below does not model.
-  uint32_t state_bits = bits & AllStateBits() & ~static_cast<uint32_t>(layout::kAgent);
+  uint32_t state_bits =
+      bits & AllStateBits() & ~static_cast<uint32_t>(layout::kAgent);
   if (status == 204 || status == 304 || (status >= 100 && status <= 199))
     state_bits &= ~static_cast<uint32_t>(layout::kHasBody);
   const fr::MessageState state =

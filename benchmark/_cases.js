@@ -77,6 +77,7 @@ function prepare(method) {
   const missing = (what) => ({ fr, skip: `method=${method}: fast-response at ${packagePath} has no ${what}` });
   switch (method) {
     case 'fastEnd':
+    case 'fastWrite':
       if (typeof fr.install !== 'function') return missing('install()');
       fr.install();
       if (typeof http.ServerResponse.prototype.fastEnd !== 'function') return missing('res.fastEnd()');

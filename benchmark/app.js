@@ -38,8 +38,8 @@
 // request, or a bug to report); during each run the load generator sees no
 // socket error and no status >= 400. Under register, fastResponse.stats()
 // says how many responses the fast path wrote and why others fell back
-// (Node's path: streamed bodies, res.write(), TLS, ...): shown, not
-// enforced, since it is the app's own mix.
+// (Node's path: TLS, compression, ...), and how many res.write() chunks it
+// framed: shown, not enforced, since it is the app's own mix.
 //
 // stdout: the table (as compare.js prints it); stderr: progress, the
 // server's own output, the fast-path summary.
@@ -299,8 +299,9 @@ async function measure(opts, binary, side, state) {
 
 function addStats(total, s) {
   if (s === null || s === undefined) return total;
-  const out = total || { fast: 0, partial: 0, fallback: 0, reasons: {} };
+  const out = total || { fast: 0, partial: 0, writes: 0, fallback: 0, reasons: {} };
   out.fast += s.fast;
+  out.writes += s.writes || 0;
   out.partial += s.partial;
   out.fallback += s.fallback;
   for (const [reason, n] of Object.entries(s.reasons || {})) out.reasons[reason] = (out.reasons[reason] || 0) + n;
@@ -379,7 +380,8 @@ async function main(argv) {
     const share = served > 0 ? (fastTotal.fast + fastTotal.partial) / served : 0;
     const reasons = Object.entries(fastTotal.reasons).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`);
     console.error(`fastResponse.stats() under register, measured runs: ${fastTotal.fast} fast, ${fastTotal.partial} ` +
-                  `partial, ${fastTotal.fallback} fallback (${stats.fmt(share * 100, 1)} % fast path)` +
+                  `partial, ${fastTotal.fallback} fallback (${stats.fmt(share * 100, 1)} % fast path), ` +
+                  `${fastTotal.writes} res.write() chunks framed` +
                   (reasons.length ? `; fallback reasons: ${reasons.join(', ')}` : ''));
     if (share < MIN_FAST_SHARE) {
       console.error('note: these responses went to Node\'s own end() (see "How it works, and when it steps aside" ' +

@@ -36,10 +36,10 @@ const { SEP, joinHeaderMap } = require('./headers');
 const { bodyKind, toBytes, bodyUnits } = require('./body');
 const {
   ClientRequest, nodeEnd, nodeFlushOutput, nodeRequestImplicitHeader, kOutHeaders, uniqueHeadersOf,
-  socketWrite, NODE_RENDERS_HEAD, FAILED_WRITE_COUNTED, CLIENT_PATH_GAINS,
+  NODE_RENDERS_HEAD, FAILED_WRITE_COUNTED, CLIENT_PATH_GAINS,
 } = require('./node-internals');
 const { applyHead, complete, countBytes, failNextWrite, bytesOf } = require('./complete');
-const { stateBits } = require('./gate');
+const { stateBits, socketFd } = require('./gate');
 const { countRequestFast, countRequestPartial, countRequestFallback } = require('./stats');
 
 const {
@@ -279,24 +279,7 @@ function flushRequest(socket) {
 function flushFd(req, socket, queued) {
   if (req.outputSize !== queued.size || req.outputData.length !== queued.entries) return R.QUEUE_CHANGED;
   if (socket.connecting) return R.CONNECTING;
-  return socketFd(req, socket);
-}
-
-/** What of the socket leaves the write to Node, or its file descriptor. */
-function socketFd(req, socket) {
-  if (socket.encrypted) return R.TLS;
-  // Instrumentation that wraps socket.write() must see the bytes.
-  if (socket.write !== socketWrite) return R.SOCKET_WRITE_REPLACED;
-  if (socket.destroyed || !socket.writable) return R.SOCKET_CLOSED;
-  if (socket.writableLength !== 0 || socket.writableCorked !== 0 || req.writableCorked !== 0) {
-    return R.SOCKET_BUSY;
-  }
-  const handle = socket._handle;
-  if (handle === null || handle === undefined) return R.NO_FD;
-  if (handle.writeQueueSize !== 0) return R.SOCKET_BUSY;
-  const fd = handle.fd;
-  if (typeof fd !== 'number' || fd < 0) return R.NO_FD;
-  return fd;
+  return socketFd(socket, req.writableCorked);
 }
 
 /** The callbacks of Node's queue entries as one, in order, or null. */
@@ -343,7 +326,7 @@ function endWithSocket(req, socket, chunk, kind, cb, data, encoding, callback) {
   // (it is never written), and writes nothing ahead of queued output.
   if (socket._httpMessage !== req) return fallback(req, R.NOT_CURRENT, data, encoding, callback);
   if (req.outputData.length !== 0) return fallback(req, R.QUEUED, data, encoding, callback);
-  const fd = socketFd(req, socket);
+  const fd = socketFd(socket, req.writableCorked);
   if (typeof fd === 'string') return fallback(req, fd, data, encoding, callback);
   if (req._header === null) {
     if (renderHead(req, chunk, kind)) kind &= ~HEAD_UTF8;

@@ -139,11 +139,23 @@ function directFd(res) {
     return bodyRules(res) || RENDER_ONLY;
   }
   if (socket._httpMessage !== res) return R.NOT_CURRENT;
+  const fd = socketFd(socket, 0);
+  if (typeof fd === 'string') return fd;
+  return bodyRules(res) || fd;
+}
+
+/**
+ * The file descriptor of a plain TCP or pipe socket that nothing is
+ * waiting to be written on (Node's buffer, libuv's queue, a cork, or
+ * `corked`: the message's own cork count), or the reason it cannot be
+ * written directly now. Shared by responses and requests (lib/client.js).
+ */
+function socketFd(socket, corked) {
   if (socket.encrypted) return R.TLS;
   // Instrumentation that wraps socket.write() must see the bytes.
   if (socket.write !== socketWrite) return R.SOCKET_WRITE_REPLACED;
   if (socket.destroyed || !socket.writable) return R.SOCKET_CLOSED;
-  if (socket.writableLength !== 0 || socket.writableCorked !== 0) {
+  if (socket.writableLength !== 0 || socket.writableCorked !== 0 || corked !== 0) {
     return R.SOCKET_BUSY;
   }
   const handle = socket._handle;
@@ -151,7 +163,7 @@ function directFd(res) {
   if (handle.writeQueueSize !== 0) return R.SOCKET_BUSY;
   const fd = handle.fd;
   if (typeof fd !== 'number' || fd < 0) return R.NO_FD;
-  return bodyRules(res) || fd;
+  return fd;
 }
 
 /** What of the response's own state leaves it to Node, or null. */
@@ -286,5 +298,5 @@ function maxRequests(res) {
 }
 
 module.exports = {
-  FROM_RESPONSE, FROM_FIELDS, FROM_TEMPLATE, writeDirect, statusHasBody, stateBits,
+  FROM_RESPONSE, FROM_FIELDS, FROM_TEMPLATE, writeDirect, socketFd, statusHasBody, stateBits,
 };

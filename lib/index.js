@@ -20,9 +20,6 @@ const statistics = require('./stats');
 const { installClient, uninstallClient } = require('./client');
 const { R } = require('./reasons');
 
-// Whether patchEnd also routes res.write() through the package (see install()).
-const PATCH_WRITE = false;
-
 let installed = null;
 
 /** Whether the native addon loaded (false: every call takes Node's path). */
@@ -39,13 +36,18 @@ const native = loadError === null;
  *
  * @param {{ patchEnd?: boolean }} [options]
  * @returns {() => void} `uninstall`: restores what was there before.
- * @throws {TypeError} ERR_INVALID_ARG_TYPE when `options` is not an object.
+ * @throws {TypeError} ERR_INVALID_ARG_TYPE when `options` is not an object,
+ *   or `options.patchEnd` is given and not a boolean.
  */
 function install(options) {
   if (options !== undefined && (options === null || typeof options !== 'object')) {
     throw invalidArgType('options', 'an object', options);
   }
   const patchEnd = options !== undefined && options.patchEnd === true;
+  // Node's validateBoolean(): `{ patchEnd: 'yes' }` is a mistake, not false.
+  if (options !== undefined && options.patchEnd !== undefined && typeof options.patchEnd !== 'boolean') {
+    throw invalidArgType('options.patchEnd', 'of type boolean', options.patchEnd, 'property');
+  }
   statistics.logInstall(native, loadError, patchEnd);
   const proto = ServerResponse.prototype;
   if (installed === null) {
@@ -74,13 +76,11 @@ function install(options) {
     // anyone else's it hands every call to that end() (patchedEnd()).
     setPackageEnd(installed.previousEnd === nodeEnd ? patchedEndMethod : null);
     defineMethod(proto, 'end', patchedEndMethod);
-    // write() is not patched: measured on Node 20 (benchmark/http/stream.js),
-    // 8 writes in one tick read 0.85-0.92x with the package's write(), so
-    // under patchEnd res.write() stays Node's, at no cost; the chunk framing
-    // is there for fastResponse.write() and res.fastWrite(), which an
-    // application chooses (Node 24 and later combine a tick's chunks
-    // themselves).
-    if (PATCH_WRITE && !NODE_COMBINES_CHUNKS && installed.previousWrite === nodeWrite && nodeWrite !== null) {
+    // write() too, over Node's own (lib/stream.js; measured on Node 20 with
+    // benchmark/http/stream.js, 10 runs: 1.13-1.34x at 64 B and 1 KiB, one
+    // write per tick and 8 in one tick). Not on Node 24 and later, which
+    // combine a tick's chunks themselves.
+    if (!NODE_COMBINES_CHUNKS && installed.previousWrite === nodeWrite && nodeWrite !== null) {
       setPackageWrite(patchedWriteMethod);
       defineMethod(proto, 'write', patchedWriteMethod);
     }
@@ -244,9 +244,9 @@ function stats() {
   return statistics.stats();
 }
 
-function invalidArgType(name, expected, actual) {
+function invalidArgType(name, expected, actual, what = 'argument') {
   const err = new TypeError(
-    `The "${name}" argument must be ${expected}. Received ${actual === null ? 'null' : typeof actual}`);
+    `The "${name}" ${what} must be ${expected}. Received ${actual === null ? 'null' : typeof actual}`);
   err.code = 'ERR_INVALID_ARG_TYPE';
   return err;
 }

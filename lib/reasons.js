@@ -18,7 +18,7 @@ const REASONS = Object.freeze({
   'no-body': 'end() without data: nothing to write fast',
   'empty-body': 'an empty string or Buffer: Node writes no body',
   'body-type': 'a body that is not a string, Buffer or Uint8Array: Node throws',
-  encoding: "a string whose bytes Node counts otherwise: end() in an encoding whose bytes differ from Buffer.byteLength's count; write() in hex, base64, ..., or UTF-8 beyond ASCII (the socket counts characters)",
+  encoding: "a string whose bytes Node counts otherwise: end() in an encoding whose bytes differ from Buffer.byteLength's count; write() in hex, base64, ... (the socket counts characters)",
   // The response
   finished: 'the response was already ended or destroyed',
   'head-sent': 'the head went out already (res.write() before end())',
@@ -33,6 +33,7 @@ const REASONS = Object.freeze({
   'body-not-allowed': "the server's rejectNonStandardBodyWrites refuses a body here: Node throws",
   'no-body-allowed': 'write() on a response without a body (HEAD, 204, 304): Node ignores it or throws',
   'node-combines-chunks': 'Node 24 and later collect the chunked writes of a tick into one chunk: write() is Node\'s',
+  'not-chunked': 'write() of a body Node does not frame (a Content-Length, an HTTP/1.0 client): one socket write either way, Node\'s',
   'removed-connection': "Node 18 closes the connection after removeHeader('Connection')",
   // The socket
   queued: 'the response has output queued (outputData)',

@@ -44,6 +44,7 @@ const SUITES = {
   send: 'test/send.test.js',
   reasons: 'test/reasons.test.js',
   client: 'test/client.test.js',
+  stream: 'test/stream.test.js',
 };
 const COPY = [
   'binding.gyp', 'package.json', 'register.js', 'lib', 'src', 'test/matrix-harness.js', 'test/helpers',
@@ -286,6 +287,31 @@ const MUTANTS = [
     from: '    if (callback !== null) process.nextTick(callback, null);\n',
     to: '',
     suites: ['client'],
+  },
+  // lib/stream.js: res.write() framed by the package.
+  {
+    name: 'stream-head-always-joined',
+    what: 'join a latin1 head beyond ASCII to a UTF-8 chunk (its bytes change)',
+    file: 'lib/stream.js',
+    from: '    if (latin1 || isAscii(header)) {',
+    to: '    if (true) {',
+    suites: ['stream'],
+  },
+  {
+    name: 'stream-size-in-units',
+    what: "a UTF-8 chunk's size line counts UTF-16 units, not bytes",
+    file: 'lib/stream.js',
+    from: "(latin1 ? chunk.length : Buffer.byteLength(chunk, 'utf8'))",
+    to: 'chunk.length',
+    suites: ['stream'],
+  },
+  {
+    name: 'stream-no-need-drain',
+    what: "forget that write() returned false (no 'drain' from the response)",
+    file: 'lib/stream.js',
+    from: '  if (!ret) res[kNeedDrain] = true;\n',
+    to: '',
+    suites: ['stream'],
   },
 ];
 

@@ -61,7 +61,6 @@ class FastResponse : public Napi::Addon<FastResponse> {
             HotMethod<&FastResponse::WriteTemplate>(env, "writeTemplate"),
             HotMethod<&FastResponse::WriteRendered>(env, "writeRendered"),
             HotMethod<&FastResponse::FlushWriter, 0>(env, "flushWriter"),
-            HotMethod<&FastResponse::FrameChunk>(env, "frameChunk"),
             HotMethod<&FastResponse::RenderRequest, 1>(env, "renderRequest"),
             InstanceMethod("openWriter", &FastResponse::OpenWriter),
             InstanceMethod("closeWriter", &FastResponse::CloseWriter),
@@ -217,71 +216,6 @@ class FastResponse : public Napi::Addon<FastResponse> {
     napi_value out;
     napi_create_double(env, remaining, &out);
     return out;
-  }
-
-  // frameChunk(header, chunk), args: bodyFlags, bodyUnits, headUnits.
-  // One res.write(): the head Node rendered (`header`, a string, or
-  // undefined once it went out) and the chunk, framed as one chunk of a
-  // chunked body (kChunked: size line, data, CRLF) or as it is, in one
-  // Buffer (a copy), for socket.write(). Undefined when a string's UTF-8
-  // bytes outnumber its characters: Node's socket counts a string's
-  // characters in writableLength (and in write()'s return value), the
-  // Buffer would count its bytes.
-  napi_value FrameChunk(napi_env env, napi_value header, napi_value data) {
-    Writer& writer = writer_;
-    writer.Clear();
-    HeadBuffer& cork = writer.cork();
-    const uint32_t body_flags = static_cast<uint32_t>(args_[kArgBodyFlags]);
-    napi_valuetype type;
-    if (napi_typeof(env, header, &type) != napi_ok)
-      return ArgumentsError(env, "frameChunk");
-    if (type == napi_string) {
-      const size_t units = static_cast<size_t>(args_[kArgHeadUnits]);
-      const bool utf8 = (body_flags & kHeadUtf8) != 0;
-      const size_t room = (utf8 ? units * 3 : units) + 1;
-      char* p = cork.Extend(room);
-      size_t n = 0;
-      if ((utf8 ? napi_get_value_string_utf8(env, header, p, room, &n)
-                : napi_get_value_string_latin1(env, header, p, room, &n)) !=
-          napi_ok)
-        return ArgumentsError(env, "frameChunk");
-      cork.Truncate(n);
-      if (n != units) return nullptr;
-      writer.SendCopied(0, n);
-    }
-    Body body;
-    const size_t units = static_cast<size_t>(args_[kArgBodyUnits]);
-    if (!LoadBody(writer, env, data, body_flags, units, &body))
-      return BodyError(env);
-    if ((body_flags & kBodyKindMask) == kBodyUtf8 && body.length != units)
-      return nullptr;
-    if ((body_flags & kChunked) != 0 && body.length != 0) {
-      const size_t at = cork.size();
-      writer.SendCopied(at, AppendChunkSizeLine(&cork, body.length));
-    }
-    if (body.external != nullptr) {
-      writer.SendExternal(body.external, body.length);
-    } else {
-      writer.SendCopied(body.offset, body.length);
-    }
-    if ((body_flags & kChunked) != 0 && body.length != 0) {
-      const size_t at = cork.size();
-      cork.AppendRaw(kChunkDataEnd);
-      writer.SendCopied(at, kChunkDataEnd.size());
-    }
-    void* out = nullptr;
-    napi_value buffer;
-    if (napi_create_buffer(env, writer.queued_bytes(), &out, &buffer) !=
-        napi_ok)
-      return nullptr;
-    auto* to = static_cast<uint8_t*>(out);
-    for (size_t i = 0; i < writer.pending_count(); i++) {
-      const Writer::Part part = writer.pending(i);
-      std::memcpy(to, part.data, part.length);
-      to += part.length;
-    }
-    writer.Clear();
-    return buffer;
   }
 
   // writevCounts(): [writev(2) calls, bytes they took] since the addon

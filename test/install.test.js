@@ -89,6 +89,12 @@ describe('install() and uninstall()', () => {
     for (const bad of [null, 'patchEnd', 1, true]) {
       assert.throws(() => fastResponse.install(bad), { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' });
     }
+    // Node's validateBoolean(): a truthy non-boolean is refused, not read as false.
+    for (const bad of ['yes', 1, null, {}]) {
+      assert.throws(() => fastResponse.install({ patchEnd: bad }),
+                    { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE', message: /"options\.patchEnd" property must be of type boolean/ });
+    }
+    assert.doesNotThrow(() => fastResponse.install({ patchEnd: undefined })());
     assert.equal(ServerResponse.prototype.fastEnd, undefined);
   });
 });

@@ -12,6 +12,7 @@
 // per tick (tick=one: head and all chunks as one Buffer), the socket corked
 // for the tick as Node corks it, and Node's own end() for the last chunk and
 // the response's bookkeeping: nothing rendered, framed or validated.
+// method=fastWrite: res.fastWrite() after install().
 
 const common = require('../common.js');
 const cases = require('../_cases.js');
@@ -22,22 +23,23 @@ const bench = common.createBenchmark(main, {
   tick: ['each', 'one'],
   c: [50],
   duration: [5],
-  method: ['end', 'patched', 'bound'],
+  method: ['end', 'fastWrite', 'patched', 'bound'],
 });
 
 function main({ len, writes, tick, c, duration, method }) {
   const chunk = cases.body('string', len);
   const headers = { 'Content-Type': 'text/plain' };
+  const write = method === 'fastWrite' ? 'fastWrite' : 'write';
   const handler = () => (req, res) => {
     res.writeHead(200, headers);
     if (tick === 'one') {
-      for (let i = 0; i < writes; i++) res.write(chunk);
+      for (let i = 0; i < writes; i++) res[write](chunk);
       res.end();
       return;
     }
     let left = writes;
     const next = () => {
-      res.write(chunk);
+      res[write](chunk);
       if (--left === 0) res.end();
       else setImmediate(next);
     };
@@ -48,7 +50,7 @@ function main({ len, writes, tick, c, duration, method }) {
   // method=patched measures Node's path with the package installed.
   const nodePath = method === 'patched' && Number(process.versions.node.split('.')[0]) >= 24 ?
     'Node 24+: write() is Node\'s own (it combines a tick\'s chunks)' : undefined;
-  cases.serve(bench, { method, c, duration, nodePath }, { end: handler, patched: handler, bound: () => bound(chunk, writes, tick) },
+  cases.serve(bench, { method, c, duration, nodePath }, { end: handler, fastWrite: handler, patched: handler, bound: () => bound(chunk, writes, tick) },
               { status: 200, headers, body: chunk.repeat(writes) });
 }
 

@@ -23,7 +23,7 @@ const path = require('node:path');
 const tls = require('node:tls');
 
 const fastResponse = require('../..');
-const { withTimeout, deferred } = require('./raw-http');
+const { withTimeout, deferred, statsDelta } = require('./raw-http');
 const { tlsOptions } = require('./differential');
 
 const TIMEOUT_MS = 10000;
@@ -175,21 +175,6 @@ const modes = {
   patched: { install: { patchEnd: true }, end: (req, ...args) => req.end(...args) },
 };
 
-/** stats().requests after minus before. */
-function requestsDelta(before, after) {
-  const reasons = {};
-  for (const [k, v] of Object.entries(after.reasons)) {
-    const d = v - (before.reasons[k] || 0);
-    if (d !== 0) reasons[k] = d;
-  }
-  return {
-    fast: after.fast - before.fast,
-    partial: after.partial - before.partial,
-    fallback: after.fallback - before.fallback,
-    reasons,
-  };
-}
-
 /**
  * One run of `scenario.client(t)` in `mode` against a fresh raw server.
  * `t` gives the scenario what it needs: the server's address, `request()`
@@ -293,7 +278,7 @@ async function runOnce(scenario, modeName) {
     events,
     states,
     records,
-    stats: requestsDelta(before, after),
+    stats: statsDelta(before, after),
   };
 }
 

@@ -309,13 +309,16 @@ function statsDelta(before, after) {
     const d = v - (before.reasons[k] || 0);
     if (d !== 0) reasons[k] = d;
   }
-  return {
+  const delta = {
     fast: after.fast - before.fast,
     partial: after.partial - before.partial,
     writes: after.writes - before.writes,
     fallback: after.fallback - before.fallback,
     reasons,
   };
+  // stats().requests has no `writes`.
+  if (after.writes === undefined) delete delta.writes;
+  return delta;
 }
 
 module.exports = {

@@ -35,8 +35,14 @@ function bodyKind(chunk, encoding) {
     }
     return R.ENCODING;
   }
-  // An empty (or detached) buffer is Node's: it writes no body, or throws.
-  if (chunk instanceof Uint8Array) return chunk.byteLength === 0 ? R.EMPTY_BODY : BODY_BYTES;
+  if (chunk instanceof Uint8Array) {
+    // An empty (or detached) buffer is Node's: it writes no body, or throws.
+    if (chunk.byteLength === 0) return R.EMPTY_BODY;
+    // The socket's Writable throws ERR_UNKNOWN_ENCODING for an encoding it
+    // does not know, even with a Buffer: Node's.
+    if (encoding && encoding !== 'buffer' && !Buffer.isEncoding(encoding)) return R.ENCODING;
+    return BODY_BYTES;
+  }
   return chunk ? R.BODY_TYPE : R.NO_BODY;
 }
 

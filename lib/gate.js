@@ -12,7 +12,7 @@ const { SEP, joinHeaderMap } = require('./headers');
 const { bodyUnits } = require('./body');
 const {
   STATUS_CODES, nodeWriteHead, nodeImplicitHeader, kOutHeaders, uniqueHeadersOf,
-  kRejectNonStandardBodyWrites, socketWrite, REMOVED_CONNECTION_KEEPS_ALIVE, NODE_RENDERS_HEAD,
+  kRejectNonStandardBodyWrites, socketWrite, REMOVED_CONNECTION_KEEPS_ALIVE, NODE_RENDERS_HEAD, sendsThroughNode,
 } = require('./node-internals');
 const { applyHead, complete } = require('./complete');
 const { RENDER_ONLY, wroteCurrent, queuedWriter, setWriterArgs, completeQueued } = require('./pipeline');
@@ -133,6 +133,7 @@ function directFd(res) {
   if (res._headerSent) return R.HEAD_SENT;
   if (res.strictContentLength) return R.STRICT_CONTENT_LENGTH;
   if (res.outputData.length !== 0) return R.QUEUED;
+  if (!sendsThroughNode(res)) return R.WRITE_RAW_REPLACED;
   const socket = res.socket;
   if (socket === null || socket === undefined) {
     if (queuedWriter(res) === null) return R.NOT_CURRENT;

@@ -75,6 +75,18 @@ function isNodesWrite(fn) {
   return nodeWrite !== null && (fn === nodeWrite || (fn === packageWrite && fn !== null));
 }
 
+// Node's own _send() and _writeRaw(), through which its end() and write()
+// hand every byte to the socket, or null. Instrumentation that replaces
+// them (byte counting) must see the bytes: then end() and write() are
+// Node's (lib/gate.js, lib/stream.js: 'write-raw-replaced').
+const nodeSend = nodesOwnOrNull(OutgoingMessage.prototype._send, '_send', ['_headerSent', '_writeRaw(']);
+const nodeWriteRaw = nodesOwnOrNull(OutgoingMessage.prototype._writeRaw, '_writeRaw', ['.write(']);
+
+/** Whether the message's _send() and _writeRaw() are Node's own. */
+function sendsThroughNode(msg) {
+  return msg._send === nodeSend && msg._writeRaw === nodeWriteRaw && nodeSend !== null && nodeWriteRaw !== null;
+}
+
 /** Node's own ServerResponse.prototype.writeHead, or null (then always called). */
 const nodeWriteHead = nodesOwnOrNull(ServerResponse.prototype.writeHead, 'writeHead',
                                      ['_storeHeader(', 'ERR_HTTP_HEADERS_SENT', 'ERR_HTTP_INVALID_STATUS_CODE']);
@@ -209,6 +221,7 @@ module.exports = {
   nodeRequestImplicitHeader,
   SINGLE_WRITE_CALLBACK_WITHOUT_ARGUMENT,
   nodeWrite,
+  sendsThroughNode,
   isNodesWrite,
   setPackageWrite,
   kNeedDrain,

@@ -13,6 +13,7 @@ const REASONS = Object.freeze({
   'end-replaced': "the response's end() is not Node's (compression, an APM agent): it is called",
   'writehead-replaced': "the response's writeHead() is not Node's: send() calls it",
   'write-replaced': "the response's write() is not Node's: it is called",
+  'write-raw-replaced': "the response's _send() or _writeRaw() is not Node's (instrumentation counting bytes): Node's end() or write() runs, so that it sees them",
   'not-http1': 'not an http.ServerResponse (the HTTP/2 compatibility API): its own end() is called',
   // The body
   'no-body': 'end() without data: nothing to write fast',

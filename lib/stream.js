@@ -33,7 +33,7 @@
 const { R } = require('./reasons');
 const { bodyKind } = require('./body');
 const {
-  nodeWrite, socketWrite, kNeedDrain, NODE_COMBINES_CHUNKS, SINGLE_WRITE_CALLBACK_WITHOUT_ARGUMENT,
+  nodeWrite, socketWrite, kNeedDrain, NODE_COMBINES_CHUNKS, SINGLE_WRITE_CALLBACK_WITHOUT_ARGUMENT, sendsThroughNode,
 } = require('./node-internals');
 const { countFallback, countWrite } = require('./stats');
 const { binding, layout } = require('./binding');
@@ -57,6 +57,7 @@ function writeReason(res) {
   if (res.finished || res.destroyed) return R.FINISHED;
   if (res.strictContentLength) return R.STRICT_CONTENT_LENGTH;
   if (res.outputData.length !== 0) return R.QUEUED;
+  if (!sendsThroughNode(res)) return R.WRITE_RAW_REPLACED;
   const socket = res.socket;
   if (socket === null || socket === undefined || socket._httpMessage !== res) return R.NOT_CURRENT;
   if (socket.write !== socketWrite) return R.SOCKET_WRITE_REPLACED;
@@ -136,8 +137,12 @@ function writeFramedString(res, socket, chunk, kind, cb) {
   }
   let done = typeof cb === 'function' ? cb : nop;
   if (SINGLE_WRITE_CALLBACK_WITHOUT_ARGUMENT && done !== nop) {
+    // `this` as the socket gives it (Node's writev calls each callback on
+    // its queue entry).
     const given = done;
-    done = (err) => given(err);
+    done = function callback(err) {
+      return given.call(this, err);
+    };
   }
   return socket.write(data, encoding, done);
 }

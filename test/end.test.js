@@ -308,6 +308,21 @@ describe('response state set by the application', () => {
       fallback: { encoding: 1 },
     }).then(({ node }) => assert.equal(node.rec.calls[0].threw.code, 'ERR_UNKNOWN_ENCODING')));
 
+  // The socket's Writable knows no 'bogus' encoding even for a Buffer.
+  test('a Buffer with an unknown encoding: the same result as res.end', () =>
+    differential({
+      request: get('/', 'Connection: close\r\n'),
+      expect: { untilClose: true },
+      allowEmpty: true,
+      handler: (req, res, ctx) => {
+        ctx.attempt('end with a bogus encoding', () => ctx.rawApi.end(res, Buffer.from(BODY), 'bogus'));
+        if (!res.writableEnded) res.end();
+        else if (!res.writableFinished) setImmediate(() => res.destroy());
+      },
+      fast: 0,
+      fallback: { encoding: 1 },
+    }).then(({ node }) => assert.equal(node.rec.calls[0].threw.code, 'ERR_UNKNOWN_ENCODING')));
+
   test('end(callback) without data: Node\'s own end', () =>
     differential({
       request: get(),

@@ -140,6 +140,24 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
         ...counts(mode, 2, { endFallback: NO_DATA_END }),
       }));
 
+    // The socket's Writable knows no 'bogus' encoding even for a Buffer:
+    // Node 18-22 write the size line, then throw ERR_UNKNOWN_ENCODING.
+    test('a Buffer with an unknown encoding: Node\'s ERR_UNKNOWN_ENCODING', () =>
+      differential({
+        mode,
+        request: get('/', 'Connection: close\r\n'),
+        expect: { untilClose: true },
+        handler: (req, res, ctx) => {
+          ctx.attempt('write with a bogus encoding', () => writing(ctx, res, Buffer.from('abc'), 'bogus'));
+          ctx.api.end(res);
+        },
+        ...(NODE_COMBINES_CHUNKS ? counts(mode, 1, { endFallback: NO_DATA_END }) :
+          { writes: 0, fast: 0, fallback: { ...NO_DATA_END, encoding: 1 } }),
+      }).then(({ node }) => {
+        // Node 24+ buffer the chunk themselves and do not throw.
+        if (!NODE_COMBINES_CHUNKS) assert.equal(node.rec.calls[0].threw.code, 'ERR_UNKNOWN_ENCODING');
+      }));
+
     test('a Content-Length of the caller\'s: chunks as they are, not framed', () =>
       differential({
         mode,

@@ -9,6 +9,7 @@ const assert = require('node:assert');
 const http = require('node:http');
 const net = require('node:net');
 const fastResponse = require('..');
+const { NODE_COMBINES_CHUNKS } = require('../lib/node-internals');
 
 function serve(options, handler) {
   return new Promise((resolve) => {
@@ -109,4 +110,41 @@ test('a wrapped socket.write() sees the response bytes, as with res.end', async 
   assert.ok(counts[0] > 0);
   assert.strictEqual(counts[1], counts[0]);
   assert.strictEqual(fastResponse.stats().reasons['socket-write-replaced'], 1);
+});
+
+test('a replaced _writeRaw() (byte counting) sees the bytes of end() and write(), as with Node', async () => {
+  const proto = http.OutgoingMessage.prototype;
+  const writeRaw = proto._writeRaw;
+  proto._writeRaw = function countingWriteRaw(data, ...rest) {
+    this.counted = (this.counted || 0) + data.length;
+    return writeRaw.call(this, data, ...rest);
+  };
+  try {
+    const handler = (api, counts, path) => (req, res) => {
+      res.on('finish', () => counts.push(res.counted));
+      if (path === '/end') {
+        api.end(res, 'hello');
+      } else {
+        api.write(res, 'hello ');
+        api.write(res, Buffer.from('world'));
+        res.end();
+      }
+    };
+    const node = { end: (res, d) => res.end(d), write: (res, d) => res.write(d) };
+    for (const path of ['/end', '/write']) {
+      const counts = [];
+      const nodeBytes = await run({}, handler(node, counts, path));
+      fastResponse.resetStats();
+      const fastBytes = await run({}, handler(fastResponse, counts, path));
+      assert.strictEqual(fastBytes, nodeBytes);
+      assert.ok(counts[0] > 0);
+      assert.strictEqual(counts[1], counts[0], `${path}: _writeRaw() saw ${counts[1]}, with Node ${counts[0]}`);
+      // Node 24+: write() is Node's there anyway ('node-combines-chunks').
+      const reasons = fastResponse.stats().reasons;
+      const reason = path === '/write' && NODE_COMBINES_CHUNKS ? 'node-combines-chunks' : 'write-raw-replaced';
+      assert.ok(reasons[reason] >= 1, JSON.stringify(reasons));
+    }
+  } finally {
+    proto._writeRaw = writeRaw;
+  }
 });

@@ -133,9 +133,14 @@ function fastResponseEnd(res, data, encoding, callback) {
   // end() wrapped by anyone else (compression, APM, the HTTP/2 compatibility
   // API), before or after this package was loaded, is called, so that it
   // sees the call.
+  // A ClientRequest (its own fast path is req.fastEnd()) or anything else
+  // that is no http.ServerResponse: its own end().
+  if (!(res instanceof ServerResponse) && typeof own === 'function') {
+    statistics.countFallback(R.NOT_HTTP1, res, data);
+    return callOwn(own, res, data, encoding, callback);
+  }
   if (!isNodesEnd(own) && typeof own === 'function') {
-    // An HTTP/2 compatibility response (or any other kind) has its own end.
-    statistics.countFallback(res instanceof ServerResponse ? R.END_REPLACED : R.NOT_HTTP1, res, data);
+    statistics.countFallback(R.END_REPLACED, res, data);
     return callOwn(own, res, data, encoding, callback);
   }
   return end(res, data, encoding, callback);
@@ -176,8 +181,12 @@ function callOwn(own, res, data, encoding, callback) {
 function fastResponseWrite(res, chunk, encoding, callback) {
   const own = res.write;
   // (fastWrite itself as the response's write() would call itself.)
+  if (!(res instanceof ServerResponse) && typeof own === 'function') {
+    statistics.countFallback(R.NOT_HTTP1, res, chunk);
+    return callOwn(own, res, chunk, encoding, callback);
+  }
   if (!isNodesWrite(own) && typeof own === 'function' && own !== res.fastWrite) {
-    statistics.countFallback(res instanceof ServerResponse ? R.WRITE_REPLACED : R.NOT_HTTP1, res, chunk);
+    statistics.countFallback(R.WRITE_REPLACED, res, chunk);
     return callOwn(own, res, chunk, encoding, callback);
   }
   return write(res, chunk, encoding, callback);

@@ -14,7 +14,7 @@ const REASONS = Object.freeze({
   'writehead-replaced': "the response's writeHead() is not Node's: send() calls it",
   'write-replaced': "the response's write() is not Node's: it is called",
   'write-raw-replaced': "the response's _send() or _writeRaw() is not Node's (instrumentation counting bytes): Node's end() or write() runs, so that it sees them",
-  'not-http1': 'not an http.ServerResponse (the HTTP/2 compatibility API): its own end() is called',
+  'not-http1': 'not an http.ServerResponse (the HTTP/2 compatibility API; a ClientRequest, whose fast path is req.fastEnd()): its own end() or write() is called',
   // The body
   'no-body': 'end() without data: nothing to write fast',
   'empty-body': 'an empty string or Buffer: Node writes no body',

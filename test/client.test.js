@@ -671,6 +671,41 @@ describe('TLS and HTTP/2 are left to Node', () => {
   });
 });
 
+describe('fastResponse.end() and write() are for responses', () => {
+  test('on a ClientRequest they are the request\'s own end() and write() (not-http1)', async () => {
+    const received = [];
+    const server = net.createServer((socket) => {
+      let got = '';
+      socket.on('data', (d) => {
+        got += d.toString('latin1');
+        if (got.endsWith('0\r\n\r\n')) {
+          received.push(got);
+          socket.end('HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n');
+        }
+      });
+    });
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const post = (write, end) => new Promise((resolve, reject) => {
+      const req = http.request({ host: '127.0.0.1', port: server.address().port, method: 'POST', path: '/', agent: false },
+                               (res) => res.resume().on('end', resolve));
+      req.on('error', reject);
+      write(req, 'h\u00e9llo ');
+      write(req, Buffer.from('world'));
+      end(req, '!');
+    });
+    try {
+      await post((req, d) => req.write(d), (req, d) => req.end(d));
+      const before = fastResponse.stats().reasons['not-http1'] || 0;
+      await post(fastResponse.write, fastResponse.end);
+      assert.equal((fastResponse.stats().reasons['not-http1'] || 0) - before, 3);
+      assert.equal(received.length, 2);
+      assert.equal(received[1], received[0]);
+    } finally {
+      server.close();
+    }
+  });
+});
+
 describe('a body larger than the socket takes at once', () => {
   test('8 MiB: the rest goes to socket.write(), the same bytes and events', async () => {
     const big = Buffer.alloc(8 * 1024 * 1024, 'x');

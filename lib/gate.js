@@ -12,7 +12,7 @@ const { SEP, joinHeaderMap } = require('./headers');
 const { bodyUnits } = require('./body');
 const {
   STATUS_CODES, nodeWriteHead, nodeImplicitHeader, kOutHeaders, uniqueHeadersOf,
-  kRejectNonStandardBodyWrites, socketWrite, REMOVED_CONNECTION_KEEPS_ALIVE, NODE_RENDERS_HEAD, sendsThroughNode,
+  kRejectNonStandardBodyWrites, socketWrite, REMOVED_CONNECTION_KEEPS_ALIVE, NODE_RENDERS_HEAD, sendsThroughNode, defaultEncodingIsUtf8,
 } = require('./node-internals');
 const { applyHead, complete } = require('./complete');
 const { RENDER_ONLY, wroteCurrent, queuedWriter, setWriterArgs, completeQueued } = require('./pipeline');
@@ -156,6 +156,7 @@ function socketFd(socket, corked) {
   // Instrumentation that wraps socket.write() must see the bytes.
   if (socket.write !== socketWrite) return R.SOCKET_WRITE_REPLACED;
   if (socket.destroyed || !socket.writable) return R.SOCKET_CLOSED;
+  if (!defaultEncodingIsUtf8(socket)) return R.ENCODING;
   if (socket.writableLength !== 0 || socket.writableCorked !== 0 || corked !== 0) {
     return R.SOCKET_BUSY;
   }

@@ -35,8 +35,9 @@ declare module 'node:http' {
     /**
      * Added by `install()`. Writes a chunk of the body exactly as
      * `res.write(chunk, encoding, callback)` does (same bytes, return value,
-     * 'drain', callbacks, errors), the chunk framed natively and handed to
-     * the socket in one write.
+     * 'drain', callbacks, errors), a chunk of a chunked body framed and
+     * handed to the socket in one write (a string) or three (a Buffer) where
+     * Node makes four.
      *
      * @returns false when the socket's buffer is full: wait for 'drain'.
      */
@@ -93,7 +94,7 @@ declare namespace fastResponse {
    * - 'no-body': end() without data: nothing to write fast
    * - 'empty-body': an empty string or Buffer: Node writes no body
    * - 'body-type': a body that is not a string, Buffer or Uint8Array: Node throws
-   * - 'encoding': a string whose bytes Node counts otherwise: end() in an encoding whose bytes differ from Buffer.byteLength's count; write() in hex, base64, ... (the socket counts characters)
+   * - 'encoding': a string whose bytes Node counts otherwise: end() in an encoding whose bytes differ from Buffer.byteLength's count; write() in hex, base64, ... (the socket counts characters); or a socket whose default encoding (setDefaultEncoding()) is not UTF-8
    * - 'finished': the response was already ended or destroyed
    * - 'head-sent': the head went out already (res.write() before end())
    * - 'strict-content-length': strictContentLength: Node checks the body against Content-Length
@@ -106,7 +107,7 @@ declare namespace fastResponse {
    * - 'keep-alive-value': a keepAliveTimeout or maxRequestsPerSocket the addon cannot print as Node does
    * - 'body-not-allowed': the server's rejectNonStandardBodyWrites refuses a body here: Node throws
    * - 'no-body-allowed': write() on a response without a body (HEAD, 204, 304): Node ignores it or throws
-   * - 'node-combines-chunks': Node 24 and later collect the chunked writes of a tick into one chunk: write() is Node's
+   * - 'node-combines-chunks': Node 22.23 and later (kChunkedBuffer) collect the chunked writes of a tick into one chunk: write() is Node's
    * - 'not-chunked': write() of a body Node does not frame (a Content-Length, an HTTP/1.0 client): one socket write either way, Node's
    * - 'removed-connection': Node 18 closes the connection after removeHeader('Connection')
    * - 'queued': the response has output queued (outputData)
@@ -181,7 +182,7 @@ declare namespace fastResponse {
      * rest went to socket.write(), with Node's backpressure.
      */
     partial: number;
-    /** res.write() chunks the addon framed (`write()`, `fastWrite()`, patchEnd). */
+    /** res.write() chunks the package framed (`write()`, `fastWrite()`, patchEnd). */
     writes: number;
     /** Calls that went to Node's own code. */
     fallback: number;
@@ -255,11 +256,12 @@ declare const fastResponse: {
   ): ServerResponse;
 
   /**
-   * `res.write(chunk[, encoding][, callback])`, fast: the chunk (and the
-   * head, with the first) framed natively, as Node frames it (chunked, or as
-   * it is under a Content-Length or to an HTTP/1.0 client), and handed to the
-   * socket in one write where Node makes four. On Node 24 and later, which
-   * collect a tick's chunked writes themselves, it is Node's write().
+   * `res.write(chunk[, encoding][, callback])`, fast: a chunk of a chunked
+   * body (and the head, with the first) framed as Node frames it and handed
+   * to the socket in one write (a string) or three (a Buffer, not copied)
+   * where Node makes four. Node's own write() for a body Node does not frame
+   * (a Content-Length, an HTTP/1.0 client), and on Node 22.23 and later,
+   * which collect a tick's chunked writes themselves.
    *
    * @returns false when the socket's buffer is full: wait for 'drain', as
    *   Node's.

@@ -9,6 +9,7 @@
  * @module fast-response
  */
 
+const { inspect } = require('node:util');
 const {
   ServerResponse, nodeEnd, isNodesEnd, setPackageEnd, nodeWrite, isNodesWrite, setPackageWrite, NODE_COMBINES_CHUNKS,
 } = require('./node-internals');
@@ -41,7 +42,7 @@ const native = loadError === null;
  */
 function install(options) {
   if (options !== undefined && (options === null || typeof options !== 'object')) {
-    throw invalidArgType('options', 'an object', options);
+    throw invalidArgType('options', 'of type object', options);
   }
   const patchEnd = options !== undefined && options.patchEnd === true;
   // Node's validateBoolean(): `{ patchEnd: 'yes' }` is a mistake, not false.
@@ -78,7 +79,7 @@ function install(options) {
     defineMethod(proto, 'end', patchedEndMethod);
     // write() too, over Node's own (lib/stream.js; measured on Node 20 with
     // benchmark/http/stream.js, 10 runs: 1.13-1.34x at 64 B and 1 KiB, one
-    // write per tick and 8 in one tick). Not on Node 24 and later, which
+    // write per tick and 8 in one tick). Not on Node 22.23 and later, which
     // combine a tick's chunks themselves.
     if (!NODE_COMBINES_CHUNKS && installed.previousWrite === nodeWrite && nodeWrite !== null) {
       setPackageWrite(patchedWriteMethod);
@@ -159,14 +160,14 @@ function callOwn(own, res, data, encoding, callback) {
 /**
  * Writes a chunk of the body like Node's `res.write(chunk[, encoding][,
  * callback])`: the same bytes (the head with the first chunk, each chunk
- * framed as Node frames it: chunked, or as it is under a Content-Length or
- * to an HTTP/1.0 client), the same return value ('false': wait for
- * 'drain'), callbacks, 'drain' and errors. The addon frames each chunk into
- * one Buffer, handed to the socket with one write where Node makes four;
- * the socket sends the tick's chunks with one writev(2), as with Node.
- * Steps aside to Node's own write() where it does not apply (stats()
- * names why: Node 24 and later, which collect a tick's chunks themselves,
- * a response waiting behind another, strictContentLength, ...).
+ * framed as Node frames it), the same return value ('false': wait for
+ * 'drain'), writableLength, callbacks, 'drain' and errors. A chunk of a
+ * chunked body goes to the socket as one framed string, or a Buffer as
+ * three writes, where Node makes four (lib/stream.js); the socket sends the
+ * tick's chunks with one writev(2), as with Node. Steps aside to Node's own
+ * write() where it does not apply (stats() names why: a body Node does not
+ * frame, Node 22.23 and later, which collect a tick's chunks themselves, a
+ * response waiting behind another, strictContentLength, ...).
  *
  * @param {import('http').ServerResponse} res
  * @param {string|Buffer|Uint8Array} chunk
@@ -254,10 +255,22 @@ function stats() {
 }
 
 function invalidArgType(name, expected, actual, what = 'argument') {
-  const err = new TypeError(
-    `The "${name}" ${what} must be ${expected}. Received ${actual === null ? 'null' : typeof actual}`);
+  const err = new TypeError(`The "${name}" ${what} must be ${expected}. Received ${describeReceived(actual)}`);
   err.code = 'ERR_INVALID_ARG_TYPE';
   return err;
+}
+
+// The "Received ..." part of Node's ERR_INVALID_ARG_TYPE message.
+function describeReceived(value) {
+  if (value === null || value === undefined) return `${value}`;
+  if (typeof value === 'function') return `function ${value.name}`;
+  if (typeof value === 'object') {
+    const ctor = value.constructor;
+    return typeof ctor === 'function' && ctor.name ? `an instance of ${ctor.name}` : inspect(value, { depth: -1 });
+  }
+  let shown = inspect(value, { colors: false });
+  if (shown.length > 28) shown = `${shown.slice(0, 25)}...`;
+  return `type ${typeof value} (${shown})`;
 }
 
 /** Sets stats() back to zero (this thread's counts). */

@@ -82,6 +82,16 @@ function isNodesWrite(fn) {
 const nodeSend = nodesOwnOrNull(OutgoingMessage.prototype._send, '_send', ['_headerSent', '_writeRaw(']);
 const nodeWriteRaw = nodesOwnOrNull(OutgoingMessage.prototype._writeRaw, '_writeRaw', ['.write(']);
 
+/**
+ * Whether the socket writes a string given without an encoding as UTF-8:
+ * its default encoding (socket.setDefaultEncoding()) is Node's 'utf8'.
+ * Otherwise end(data), write(data) and send() strings are Node's ('encoding').
+ */
+function defaultEncodingIsUtf8(socket) {
+  const state = socket._writableState;
+  return state === undefined || state === null || state.defaultEncoding === 'utf8';
+}
+
 /** Whether the message's _send() and _writeRaw() are Node's own. */
 function sendsThroughNode(msg) {
   return msg._send === nodeSend && msg._writeRaw === nodeWriteRaw && nodeSend !== null && nodeWriteRaw !== null;
@@ -188,7 +198,7 @@ const FAILED_WRITE_COUNTED = Number(process.versions.node.split('.')[0]) < 24;
 // req.fastEnd() is Node's end() and patchEnd leaves req.end() alone.
 const CLIENT_PATH_GAINS = Number(process.versions.node.split('.')[0]) < 24;
 
-// Node 24 and later collect the chunked writes of a corked tick into one
+// Node 22.23 and later collect the chunked writes of a corked tick into one
 // chunk (kChunkedBuffer) and write it when the tick ends.
 const NODE_COMBINES_CHUNKS = findSymbol(probe, 'kChunkedBuffer') !== undefined;
 
@@ -222,6 +232,7 @@ module.exports = {
   SINGLE_WRITE_CALLBACK_WITHOUT_ARGUMENT,
   nodeWrite,
   sendsThroughNode,
+  defaultEncodingIsUtf8,
   isNodesWrite,
   setPackageWrite,
   kNeedDrain,

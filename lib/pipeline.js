@@ -29,7 +29,7 @@
 // batch: Node writes nothing after it, and neither does this.
 
 const { binding, layout, args, results } = require('./binding');
-const { nodeEnd, FAILED_WRITE_COUNTED } = require('./node-internals');
+const { nodeEnd, FAILED_WRITE_COUNTED, defaultEncodingIsUtf8 } = require('./node-internals');
 const { countBytes, failNextWrite, bytesOf } = require('./complete');
 const { countFast } = require('./stats');
 
@@ -182,6 +182,7 @@ function queuedWriter(res) {
   }
   if (writer === false || writer.closed || req[kNumber] !== writer.last + 1) return null;
   if (socket.destroyed || !socket.writable) return null;
+  if (!defaultEncodingIsUtf8(socket)) return null;
   return writer;
 }
 

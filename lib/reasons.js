@@ -19,7 +19,7 @@ const REASONS = Object.freeze({
   'no-body': 'end() without data: nothing to write fast',
   'empty-body': 'an empty string or Buffer: Node writes no body',
   'body-type': 'a body that is not a string, Buffer or Uint8Array: Node throws',
-  encoding: "a string whose bytes Node counts otherwise: end() in an encoding whose bytes differ from Buffer.byteLength's count; write() in hex, base64, ... (the socket counts characters)",
+  encoding: "a string whose bytes Node counts otherwise: end() in an encoding whose bytes differ from Buffer.byteLength's count; write() in hex, base64, ... (the socket counts characters); or a socket whose default encoding (setDefaultEncoding()) is not UTF-8",
   // The response
   finished: 'the response was already ended or destroyed',
   'head-sent': 'the head went out already (res.write() before end())',
@@ -33,7 +33,7 @@ const REASONS = Object.freeze({
   'keep-alive-value': 'a keepAliveTimeout or maxRequestsPerSocket the addon cannot print as Node does',
   'body-not-allowed': "the server's rejectNonStandardBodyWrites refuses a body here: Node throws",
   'no-body-allowed': 'write() on a response without a body (HEAD, 204, 304): Node ignores it or throws',
-  'node-combines-chunks': 'Node 24 and later collect the chunked writes of a tick into one chunk: write() is Node\'s',
+  'node-combines-chunks': 'Node 22.23 and later (kChunkedBuffer) collect the chunked writes of a tick into one chunk: write() is Node\'s',
   'not-chunked': 'write() of a body Node does not frame (a Content-Length, an HTTP/1.0 client): one socket write either way, Node\'s',
   'removed-connection': "Node 18 closes the connection after removeHeader('Connection')",
   // The socket

@@ -25,7 +25,7 @@
 // Node's 140,825, framed here 88,433 (the bound 41,772), where native
 // framing measured slower than Node's (0.84x).
 //
-// Node 24 and later collect the chunked writes of a corked tick themselves
+// Node 22.23 and later collect the chunked writes of a corked tick themselves
 // (kChunkedBuffer) and send them as one chunk: there write() is Node's.
 // So is a write of a body Node does not frame (a Content-Length, an
 // HTTP/1.0 client): one socket write either way.
@@ -34,6 +34,7 @@ const { R } = require('./reasons');
 const { bodyKind } = require('./body');
 const {
   nodeWrite, socketWrite, kNeedDrain, NODE_COMBINES_CHUNKS, SINGLE_WRITE_CALLBACK_WITHOUT_ARGUMENT, sendsThroughNode,
+  defaultEncodingIsUtf8,
 } = require('./node-internals');
 const { countFallback, countWrite } = require('./stats');
 const { binding, layout } = require('./binding');
@@ -62,6 +63,7 @@ function writeReason(res) {
   if (socket === null || socket === undefined || socket._httpMessage !== res) return R.NOT_CURRENT;
   if (socket.write !== socketWrite) return R.SOCKET_WRITE_REPLACED;
   if (socket.destroyed || !socket.writable) return R.SOCKET_CLOSED;
+  if (!defaultEncodingIsUtf8(socket)) return R.ENCODING;
   return null;
 }
 

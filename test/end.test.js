@@ -323,6 +323,18 @@ describe('response state set by the application', () => {
       fallback: { encoding: 1 },
     }).then(({ node }) => assert.equal(node.rec.calls[0].threw.code, 'ERR_UNKNOWN_ENCODING')));
 
+  // A string without an encoding goes out in the socket's default encoding.
+  test('a socket whose default encoding is latin1: Node\'s bytes', () =>
+    differential({
+      request: get(),
+      handler: (req, res, ctx) => {
+        res.socket.setDefaultEncoding('latin1');
+        ctx.api.end(res, 'caf\u00e9 \u2713');
+      },
+      fast: 0,
+      fallback: { encoding: 1 },
+    }));
+
   test('end(callback) without data: Node\'s own end', () =>
     differential({
       request: get(),

@@ -4,7 +4,7 @@
 // fastResponse.write(res, ...), res.fastWrite() after install() and plain
 // res.write() under install({ patchEnd: true }). Every case: the same bytes,
 // events, callbacks, return values and state after each call (writableLength
-// and writableNeedDrain recorded), as Node's own. On Node 24 and later
+// and writableNeedDrain recorded), as Node's own. On Node 22.23 and later
 // Node's write() collects a tick's chunks itself and the package's write()
 // is Node's: the same checks hold, and the counts say so.
 
@@ -20,13 +20,13 @@ const { NODE_COMBINES_CHUNKS } = require('../lib/node-internals');
 
 /**
  * Expected counts: `writes` chunks framed by the package, and the
- * fallbacks of end() calls (`endFallback`); on Node 24+ every write is
+ * fallbacks of end() calls (`endFallback`); on Node 22.23+ every write is
  * Node's ('node-combines-chunks'). `notChunked` of the writes are of a body
  * Node does not frame (a Content-Length, HTTP/1.0): Node's ('not-chunked').
  */
 function counts(mode, writes, { fast = 0, endFallback = {}, notChunked = 0 } = {}) {
   if (NODE_COMBINES_CHUNKS) {
-    // Node 24+: patchEnd leaves write() alone, Node's, counted nowhere.
+    // Node 22.23+: patchEnd leaves write() alone, Node's, counted nowhere.
     const fallback = { ...endFallback };
     if (writes > 0 && mode !== 'patched') fallback['node-combines-chunks'] = writes;
     return { writes: 0, fast, fallback };
@@ -48,7 +48,7 @@ function writing(ctx, res, ...args) {
 // end() without data: Node's own end(), counted 'no-body' in every mode.
 const NO_DATA_END = { 'no-body': 1 };
 
-/** Node 24+: `n` writes counted as Node's (not under patchEnd, which leaves write() alone there). */
+/** Node 22.23+: `n` writes counted as Node's (not under patchEnd, which leaves write() alone there). */
 function nodeWrites(mode, n) {
   return mode === 'patched' ? {} : { 'node-combines-chunks': n };
 }
@@ -154,8 +154,21 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
         ...(NODE_COMBINES_CHUNKS ? counts(mode, 1, { endFallback: NO_DATA_END }) :
           { writes: 0, fast: 0, fallback: { ...NO_DATA_END, encoding: 1 } }),
       }).then(({ node }) => {
-        // Node 24+ buffer the chunk themselves and do not throw.
+        // Node 22.23+ buffer the chunk themselves and do not throw.
         if (!NODE_COMBINES_CHUNKS) assert.equal(node.rec.calls[0].threw.code, 'ERR_UNKNOWN_ENCODING');
+      }));
+
+    test('a socket whose default encoding is latin1: Node\'s bytes', () =>
+      differential({
+        mode,
+        request: get(),
+        handler: (req, res, ctx) => {
+          res.socket.setDefaultEncoding('latin1');
+          writing(ctx, res, 'caf\u00e9 \u2713');
+          ctx.api.end(res);
+        },
+        ...(NODE_COMBINES_CHUNKS ? counts(mode, 1, { endFallback: NO_DATA_END }) :
+          { writes: 0, fast: 0, fallback: { ...NO_DATA_END, encoding: 1 } }),
       }));
 
     test('a Content-Length of the caller\'s: chunks as they are, not framed', () =>
@@ -224,7 +237,7 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
           ctx.api.end(res, 'last');
         },
         // end(data) after the head went out is Node's ('head-sent', or on
-        // Node 24+ a corked socket).
+        // Node 22.23+ a corked socket).
         ...(NODE_COMBINES_CHUNKS ?
           { writes: 0, fast: 0, fallback: [{ ...nodeWrites(mode, 1), 'socket-busy': 1 }, { ...nodeWrites(mode, 1), 'head-sent': 1 }] } :
           { writes: 1, fast: 0, fallback: { 'head-sent': 1 } }),
@@ -282,7 +295,7 @@ describe('res.write() under patchEnd: streams piped into the response', () => {
           fs.createReadStream(file, { highWaterMark: 16 * 1024 }).pipe(res).on('finish', resolve);
         }),
         // 340,000 bytes in 16 KiB reads: 21 chunks framed by the package
-        // (Node 24+: Node's, counted nowhere), end() of the pipe.
+        // (Node 22.23+: Node's, counted nowhere), end() of the pipe.
         writes: NODE_COMBINES_CHUNKS ? 0 : 21, fast: 0, fallback: NO_DATA_END,
       });
     } finally {
@@ -305,7 +318,7 @@ describe('res.write() under patchEnd: streams piped into the response', () => {
       fallback: NO_DATA_END,
     });
     // How many chunks zlib hands over is zlib's: each framed by the package
-    // (Node 24+: Node's, counted nowhere).
+    // (Node 22.23+: Node's, counted nowhere).
     if (NODE_COMBINES_CHUNKS) assert.equal(fast.stats.writes, 0);
     else assert.ok(fast.stats.writes > 0, `chunks written by the package: ${fast.stats.writes}`);
   });

@@ -45,13 +45,20 @@ function main({ len, writes, tick, c, duration, method }) {
     };
     next();
   };
-  // Node 24 and later combine a corked tick's chunks themselves
-  // (kChunkedBuffer): the package leaves write() to Node there, and
-  // method=patched measures Node's path with the package installed.
-  const nodePath = method === 'patched' && Number(process.versions.node.split('.')[0]) >= 24 ?
-    'Node 24+: write() is Node\'s own (it combines a tick\'s chunks)' : undefined;
+  // Node 22.23 and later combine a corked tick's chunks themselves
+  // (kChunkedBuffer, found as the package finds it): the package leaves
+  // write() to Node there, and method=patched/fastWrite measure Node's path
+  // with the package installed.
+  const nodePath = (method === 'patched' || method === 'fastWrite') && combinesChunks() ?
+    'Node 22.23+: write() is Node\'s own (it combines a tick\'s chunks)' : undefined;
   cases.serve(bench, { method, c, duration, nodePath }, { end: handler, fastWrite: handler, patched: handler, bound: () => bound(chunk, writes, tick) },
               { status: 200, headers, body: chunk.repeat(writes) });
+}
+
+/** Whether this Node collects a corked tick's chunked writes itself (kChunkedBuffer). */
+function combinesChunks() {
+  const res = new (require('node:http').ServerResponse)({ method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1 });
+  return Object.getOwnPropertySymbols(res).some((s) => s.description === 'kChunkedBuffer');
 }
 
 /** method=bound's handler (see above). */

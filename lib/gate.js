@@ -12,7 +12,8 @@ const { SEP, joinHeaderMap } = require('./headers');
 const { bodyUnits } = require('./body');
 const {
   STATUS_CODES, nodeWriteHead, nodeImplicitHeader, kOutHeaders, uniqueHeadersOf,
-  kRejectNonStandardBodyWrites, socketWrite, REMOVED_CONNECTION_KEEPS_ALIVE, NODE_RENDERS_HEAD, sendsThroughNode, defaultEncodingIsUtf8,
+  kRejectNonStandardBodyWrites, socketWrite, REMOVED_CONNECTION_KEEPS_ALIVE, NODE_RENDERS_HEAD,
+  sendsThroughNode, defaultEncodingIsUtf8,
 } = require('./node-internals');
 const { applyHead, complete } = require('./complete');
 const { RENDER_ONLY, wroteCurrent, queuedWriter, setWriterArgs, completeQueued } = require('./pipeline');
@@ -204,14 +205,15 @@ function writeNodeHead(res, fd, body, kind, callback) {
   return finish(res, fd, body, kind, callback);
 }
 
-/**
- * end() where Node renders the head (a replaced writeHead(), Node 18): let
- * it, then write its `_header` with the body.
- */
+/** Node's connectionCorkNT(): the uncork a tick's cork() scheduled. */
 function uncorkNT(socket) {
   socket.uncork();
 }
 
+/**
+ * end() where Node renders the head (a replaced writeHead(), Node 18): let
+ * it, then write its `_header` with the body.
+ */
 function renderByNode(res, body, kind, callback) {
   res._contentLength = (kind & BODY_KIND_MASK) === BODY_BYTES ?
     body.byteLength :
@@ -300,5 +302,5 @@ function maxRequests(res) {
 }
 
 module.exports = {
-  FROM_RESPONSE, FROM_FIELDS, FROM_TEMPLATE, writeDirect, socketFd, statusHasBody, stateBits,
+  FROM_RESPONSE, FROM_FIELDS, FROM_TEMPLATE, writeDirect, socketFd, uncorkNT, statusHasBody, stateBits,
 };

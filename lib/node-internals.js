@@ -94,7 +94,8 @@ function defaultEncodingIsUtf8(socket) {
 
 /** Whether the message's _send() and _writeRaw() are Node's own. */
 function sendsThroughNode(msg) {
-  return msg._send === nodeSend && msg._writeRaw === nodeWriteRaw && nodeSend !== null && nodeWriteRaw !== null;
+  // (An unrecognized one is null: no message's method equals it.)
+  return msg._send === nodeSend && msg._writeRaw === nodeWriteRaw;
 }
 
 /** Node's own ServerResponse.prototype.writeHead, or null (then always called). */

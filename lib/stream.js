@@ -38,15 +38,12 @@ const {
 } = require('./node-internals');
 const { countFallback, countWrite } = require('./stats');
 const { binding, layout } = require('./binding');
+const { uncorkNT } = require('./gate');
 
 const { BODY_KIND_MASK, BODY_LATIN1, BODY_BYTES } = layout;
 
 // Node's crlf_buf.
 const CRLF = Buffer.from('\r\n');
-
-function uncorkNT(socket) {
-  socket.uncork();
-}
 
 /**
  * Why `res.write(chunk)` is Node's, or null: the response is the socket's

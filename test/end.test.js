@@ -294,34 +294,22 @@ describe('response state set by the application', () => {
       fallback: { 'body-not-allowed': 1 },
     }).then(({ node }) => assert.equal(node.rec.calls[0].threw.code, 'ERR_HTTP_BODY_NOT_ALLOWED')));
 
-  test('an unknown encoding: the same result as res.end', () =>
-    differential({
-      request: get('/', 'Connection: close\r\n'),
-      expect: { untilClose: true },
-      allowEmpty: true,
-      handler: (req, res, ctx) => {
-        ctx.attempt('end with a bogus encoding', () => ctx.rawApi.end(res, BODY, 'bogus'));
-        if (!res.writableEnded) res.end();
-        else if (!res.writableFinished) setImmediate(() => res.destroy());
-      },
-      fast: 0,
-      fallback: { encoding: 1 },
-    }).then(({ node }) => assert.equal(node.rec.calls[0].threw.code, 'ERR_UNKNOWN_ENCODING')));
-
-  // The socket's Writable knows no 'bogus' encoding even for a Buffer.
-  test('a Buffer with an unknown encoding: the same result as res.end', () =>
-    differential({
-      request: get('/', 'Connection: close\r\n'),
-      expect: { untilClose: true },
-      allowEmpty: true,
-      handler: (req, res, ctx) => {
-        ctx.attempt('end with a bogus encoding', () => ctx.rawApi.end(res, Buffer.from(BODY), 'bogus'));
-        if (!res.writableEnded) res.end();
-        else if (!res.writableFinished) setImmediate(() => res.destroy());
-      },
-      fast: 0,
-      fallback: { encoding: 1 },
-    }).then(({ node }) => assert.equal(node.rec.calls[0].threw.code, 'ERR_UNKNOWN_ENCODING')));
+  // The socket's Writable knows no 'bogus' encoding, for a Buffer too.
+  for (const [what, body] of [['a string', BODY], ['a Buffer', Buffer.from(BODY)]]) {
+    test(`${what} with an unknown encoding: the same result as res.end`, () =>
+      differential({
+        request: get('/', 'Connection: close\r\n'),
+        expect: { untilClose: true },
+        allowEmpty: true,
+        handler: (req, res, ctx) => {
+          ctx.attempt('end with a bogus encoding', () => ctx.rawApi.end(res, body, 'bogus'));
+          if (!res.writableEnded) res.end();
+          else if (!res.writableFinished) setImmediate(() => res.destroy());
+        },
+        fast: 0,
+        fallback: { encoding: 1 },
+      }).then(({ node }) => assert.equal(node.rec.calls[0].threw.code, 'ERR_UNKNOWN_ENCODING')));
+  }
 
   // A string without an encoding goes out in the socket's default encoding.
   test('a socket whose default encoding is latin1: Node\'s bytes', () =>

@@ -163,8 +163,9 @@ function callOwn(own, res, data, encoding, callback) {
  * framed as Node frames it), the same return value ('false': wait for
  * 'drain'), writableLength, callbacks, 'drain' and errors. A chunk of a
  * chunked body goes to the socket as one framed string, or a Buffer as
- * three writes, where Node makes four (lib/stream.js); the socket sends the
- * tick's chunks with one writev(2), as with Node. Steps aside to Node's own
+ * three writes, where Node makes four, and a tick's framed strings join
+ * one socket queue entry (lib/stream.js); the socket sends the tick's
+ * chunks with one writev(2), as with Node. Steps aside to Node's own
  * write() where it does not apply (stats() names why: a body Node does not
  * frame, Node 22.23 and later, which collect a tick's chunks themselves, a
  * response waiting behind another, strictContentLength, ...).

@@ -313,6 +313,30 @@ const MUTANTS = [
     to: '',
     suites: ['stream'],
   },
+  {
+    name: 'stream-joined-length',
+    what: "a write joined to the socket's last queue entry adds nothing to its writableLength",
+    file: 'lib/stream.js',
+    from: '    state.length += data.length;\n',
+    to: '',
+    suites: ['stream'],
+  },
+  {
+    name: 'stream-joined-need-drain',
+    what: "a joined write past the highWaterMark leaves the socket's needDrain unset (no 'drain')",
+    file: 'lib/stream.js',
+    from: '    if (!ret) state.needDrain = true;\n',
+    to: '',
+    suites: ['stream'],
+  },
+  {
+    name: 'stream-joined-callback',
+    what: "a joined write's callback replaces the entry's earlier one",
+    file: 'lib/stream.js',
+    from: '    queued.callback = before === nop ? done : callBoth(before, done);\n',
+    to: '    queued.callback = done;\n',
+    suites: ['stream'],
+  },
 ];
 
 function copyInto(dir) {

@@ -258,6 +258,66 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
         ...counts(mode, 2, { endFallback: NO_DATA_END }),
       }));
 
+    // On Node 18-22.22 a tick's framed strings join the socket's last queue
+    // entry (lib/stream.js writeQueued()): each write's return value,
+    // writableLength and needDrain, each callback in its order, and
+    // 'drain' must still be what separate writes give.
+    test('40 writes in one tick past the highWaterMark, strings and Buffers, each with a callback', () =>
+      differential({
+        mode,
+        request: get(),
+        pauseClientUntil: 'written',
+        handler: (req, res, ctx) => new Promise((resolve) => {
+          res.on('drain', () => ctx.record('drain', res.writableNeedDrain));
+          res.writeHead(200, { 'Content-Type': 'text/plain' });
+          for (let i = 0; i < 40; i++) {
+            const chunk = i % 7 === 3 ? Buffer.alloc(700, 97 + (i % 26)) :
+              (i % 11 === 5 ? `caf\u00e9 ${i} `.repeat(90) : `${i} `.repeat(300));
+            const ret = writing(ctx, res, chunk, ctx.callback(`written ${i}`));
+            ctx.record(`returned ${i}`, ret);
+          }
+          ctx.record('socket', { writableLength: res.socket.writableLength, needDrain: res.socket.writableNeedDrain });
+          res.on('finish', resolve);
+          ctx.api.end(res);
+          ctx.signal('written').resolve();
+        }),
+        ...counts(mode, 40, { endFallback: NO_DATA_END }),
+      }));
+
+    test('strings past the highWaterMark in one tick, end() only after \'drain\'', () =>
+      differential({
+        mode,
+        request: get(),
+        pauseClientUntil: 'written',
+        handler: (req, res, ctx) => new Promise((resolve) => {
+          res.once('drain', () => {
+            ctx.record('drain', { needDrain: res.writableNeedDrain, writableLength: res.writableLength });
+            res.on('finish', resolve);
+            ctx.api.end(res);
+          });
+          for (let i = 0; i < 20; i++) writing(ctx, res, `${i}`.padEnd(1000, '.'));
+          ctx.signal('written').resolve();
+        }),
+        ...counts(mode, 20, { endFallback: NO_DATA_END }),
+      }));
+
+    test('the response destroyed in the tick of its writes: each callback\'s error, as Node', () =>
+      differential({
+        mode,
+        request: get(),
+        handler: (req, res, ctx) => new Promise((resolve) => {
+          res.writeHead(200, { 'Content-Type': 'text/plain' });
+          writing(ctx, res, 'one ', ctx.callback('one'));
+          writing(ctx, res, 'two ');
+          writing(ctx, res, Buffer.from('three '), ctx.callback('three'));
+          writing(ctx, res, 'four', ctx.callback('four'));
+          res.on('close', () => setImmediate(resolve));
+          res.destroy();
+        }),
+        allowEmpty: true,
+        ...counts(mode, 4),
+      }));
+
     test('1 MiB chunks to a client that reads late: false, then \'drain\', as Node', () =>
       differential({
         mode,

@@ -1,9 +1,10 @@
 'use strict';
 
 // `npm run test:load`: many concurrent keep-alive connections and many
-// requests through fastEnd(), send(), template() and json(), mixed with
-// Node's own res.write() + res.end() and with fastEnd() calls that fall back
-// to it; some connections pipeline 16 requests deep (a few of those read
+// requests through fastEnd(), send(), template() and json(), streamed
+// res.fastWrite() chunks (three in one tick, joined on Node 18-22.22),
+// mixed with Node's own res.write() + res.end() and with fastEnd() calls
+// that fall back to it; some connections pipeline 16 requests deep (a few of those read
 // slowly), the others send one request at a time and ask for
 // `Connection: close` every 16th request, to be replaced by a new one.
 // Every response is checked byte for byte by a raw `net` client in a child
@@ -91,8 +92,9 @@ const KINDS = [
   'write+end', // res.write() + res.end(): Node's own, chunked
   'write+fastEnd', // res.write() + res.fastEnd(): falls back (head sent)
   'setHeader+end', // Node's own res.end() with Content-Length
+  'fastWrite x3+end', // res.fastWrite() string, Buffer, string in one tick, res.end(): framed, joined
 ];
-const CHUNKED_KINDS = new Set([5, 6]);
+const CHUNKED_KINDS = new Set([5, 6, 8]);
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_';
 const FILLER = ALPHABET.repeat(4096); // 256 KiB of ASCII
@@ -125,7 +127,7 @@ function plan(id, slow) {
 /** The body text of request `id`; it starts with `id=<id>;`. */
 function bodyText(id, slow) {
   const { kind, size } = plan(id, slow);
-  const source = kind === 0 || kind === 2 ? FILLER_MB : FILLER;
+  const source = kind === 0 || kind === 2 || kind === 8 ? FILLER_MB : FILLER;
   const start = id % 64;
   const text = `id=${id};` + source.slice(start, start + size);
   return kind === 4 ? JSON.stringify({ id, pad: text }) : text;
@@ -244,6 +246,14 @@ async function server(opts) {
             res.write(text.slice(0, text.length >> 1));
             res.fastEnd(text.slice(text.length >> 1));
             break;
+          case 8: {
+            const third = Math.ceil(text.length / 3);
+            res.fastWrite(text.slice(0, third));
+            res.fastWrite(Buffer.from(text.slice(third, 2 * third)));
+            res.fastWrite(text.slice(2 * third));
+            res.end();
+            break;
+          }
           default:
             res.setHeader('Content-Type', 'text/plain');
             res.end(text);
@@ -400,6 +410,7 @@ function useNodeOnly(fastResponse) {
   const { ServerResponse } = http;
   const withLength = (headers, data) => ({ ...headers, 'Content-Length': Buffer.byteLength(data) });
   ServerResponse.prototype.fastEnd = ServerResponse.prototype.end;
+  ServerResponse.prototype.fastWrite = ServerResponse.prototype.write;
   fastResponse.send = (res, status, headers, data) => res.writeHead(status, withLength(headers, data)).end(data);
   fastResponse.json = (res, status, value) => {
     const body = JSON.stringify(value);

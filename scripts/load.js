@@ -121,7 +121,7 @@ function plan(id, slow) {
   else if (id % 97 === 13) size = 65536 + ((id * 7919) % 98304);
   // A third of the responses are written a turn later, once they are their
   // socket's current response (pipelined ones wait for that).
-  return { kind, size, deferred: id % 3 === 0 };
+  return { kind, size, deferred: Math.floor(id / KINDS.length) % 3 === 0 };
 }
 
 /** The body text of request `id`; it starts with `id=<id>;`. */

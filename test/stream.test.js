@@ -284,7 +284,14 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
         ...counts(mode, 40, { endFallback: NO_DATA_END }),
       }));
 
-    test('strings past the highWaterMark in one tick, end() only after \'drain\'', () =>
+    // Node 22.23+ (write() is Node's own there): Node's write() returns
+    // false here but emitted no 'drain' within 10 s in either run (the
+    // tick's combined chunk went to the kernel at once), so the handler
+    // would wait forever; the case exists for the joined writes of Node
+    // 18-22.22.
+    test('strings past the highWaterMark in one tick, end() only after \'drain\'', {
+      skip: NODE_COMBINES_CHUNKS && 'Node 22.23+: Node\'s own write() emits no \'drain\' here',
+    }, () =>
       differential({
         mode,
         request: get(),

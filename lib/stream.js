@@ -66,6 +66,12 @@ function queueShapeKnown() {
 // it may still be the socket's last (writeQueued()); per realm (each
 // worker_thread loads its own), forgotten when the tick's cork ends.
 let queued = null;
+// A joined entry ends at a write with a callback (each callback keeps its
+// own entry: the writableLength it sees and its own error if the socket is
+// destroyed first) and at 64 Ki units: the joined string is flattened into
+// the JS heap once before it is written, so no tick's writes can grow one
+// string towards V8's limit (about 512 MiB) or the heap's.
+const JOIN_LIMIT = 64 * 1024;
 
 /**
  * Why `res.write(chunk)` is Node's, or null: the response is the socket's
@@ -143,9 +149,7 @@ function write(res, chunk, encoding, callback) {
  * takes as a copy (String::WriteOneByte) instead of a UTF-8 encoding, sized
  * at the bytes instead of three per character. Measured under callgrind
  * (8 writes in one tick, Node 20): about 2 % fewer instructions per
- * response at 64 B and 1 KiB. (Joining a tick's framed strings into the
- * socket's last queue entry, one entry for the tick, measured no fewer:
- * the queue is not where the rest of the cost is.)
+ * response at 64 B and 1 KiB.
  */
 function writeFramedString(res, socket, chunk, kind, cb) {
   const bytes = (kind & BODY_KIND_MASK) === BODY_LATIN1 ? chunk.length : Buffer.byteLength(chunk, 'utf8');
@@ -199,12 +203,12 @@ function writeQueued(socket, data, encoding, done) {
   const state = socket._writableState;
   let buffered = state.buffered;
   const last = buffered.length - 1;
-  if (queued !== null && last >= state.bufferedIndex && buffered[last] === queued && queued.encoding === encoding) {
+  if (queued !== null && last >= state.bufferedIndex && buffered[last] === queued && queued.encoding === encoding &&
+      queued.callback === nop && queued.chunk.length + data.length <= JOIN_LIMIT) {
     queued.chunk += data;
     state.length += data.length;
     if (done !== nop) {
-      const before = queued.callback;
-      queued.callback = before === nop ? done : callBoth(before, done);
+      queued.callback = done;
       state.allNoop = false;
     }
     const ret = state.length < state.highWaterMark;
@@ -216,14 +220,6 @@ function writeQueued(socket, data, encoding, done) {
   const entry = buffered.length > state.bufferedIndex ? buffered[buffered.length - 1] : null;
   queued = entry !== null && entry.chunk === data ? entry : null;
   return ret;
-}
-
-/** One queue entry's callback for two joined writes: each in turn, as Node's writev(2) callback calls them. */
-function callBoth(first, second) {
-  return function callbacks(err) {
-    first.call(this, err);
-    second.call(this, err);
-  };
 }
 
 /** Node's connectionCorkNT(): the tick's uncork; the joined entry is the socket's now. */

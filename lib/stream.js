@@ -190,13 +190,14 @@ function writeFramedString(res, socket, chunk, kind, cb) {
  * entry's chunk and parses its encoding name) where Node's write() queues
  * four per chunk. Measured under callgrind (benchmark/instructions.js,
  * 8 writes in one tick, Node 20), instructions per response: 89,314 ->
- * 61,783 at 64 B, 95,180 -> 72,273 at 1 KiB. What the socket exposes stays
- * as separate writes leave it: the bytes and their order, writableLength
- * and bytesWritten (the entry grows by the same units; Writable's
+ * 61,783 at 64 B, 95,180 -> 72,273 at 1 KiB (a later pair of runs of the
+ * joined code read 64,391 and 79,024). What the socket exposes stays as
+ * separate writes leave it: the bytes and their order, writableLength and
+ * bytesWritten (the entry grows by the same units; Writable's
  * writeOrBuffer() adds them so), write()'s return value and needDrain (its
- * rule), and the callbacks, each called in order, once, with the argument
- * the socket gives the entry's callback (an error too, if the socket is
- * destroyed before it writes).
+ * rule), and the callbacks: an entry takes joined writes only until one
+ * carries a callback, which becomes the entry's own (JOIN_LIMIT), so each
+ * callback is called as the socket calls its entry's.
  */
 function writeQueued(socket, data, encoding, done) {
   if (!JOINS_QUEUED_WRITES) return socket.write(data, encoding, done);

@@ -10,7 +10,8 @@
 // for the tick and uncorks it on the next, so that the tick's writes leave
 // with one writev(2). Here a string chunk goes to the socket framed, as one
 // string (the head joins its first one, as Node joins it to the size
-// line), and a Buffer chunk as three writes (size line, data, CRLF): fewer
+// line), and a Buffer chunk or a string of 16 Ki units or more as three
+// writes (size line, data, CRLF): fewer
 // calls through the same machinery, and the socket's cork, buffer,
 // writableLength (it counts the same units), write()'s return value,
 // 'drain', callbacks and errors stay Node's own, byte for byte.
@@ -72,6 +73,16 @@ let queued = null;
 // the JS heap once before it is written, so no tick's writes can grow one
 // string towards V8's limit (about 512 MiB) or the heap's.
 const JOIN_LIMIT = 64 * 1024;
+// A string chunk of at least this many UTF-16 units is not framed into a
+// new string: it goes to the socket as it is, between its size line and
+// CRLF (writeFramed()), as Node's write_() sends it. A framed string is
+// a copy of the chunk, flattened into the JS heap before it is written, and
+// a tick's writes of one large string would each hold their own copy until
+// the tick's writev(2) (300 writes of one 1 MiB string in a tick ran out of
+// a 160 MiB heap where Node's write() shares the one string). Under it the
+// copy costs less than the two queue entries it saves; Writable's own
+// highWaterMark, the size where a write alone asks for 'drain'.
+const FRAMED_STRING_LIMIT = 16 * 1024;
 
 /**
  * Why `res.write(chunk)` is Node's, or null: the response is the socket's
@@ -130,9 +141,15 @@ function write(res, chunk, encoding, callback) {
     process.nextTick(uncorkTick, socket);
   }
   countWrite();
-  const ret = (kind & BODY_KIND_MASK) === BODY_BYTES ?
-    writeFramedBytes(res, socket, chunk, cb) :
-    writeFramedString(res, socket, chunk, kind, cb);
+  let ret;
+  if ((kind & BODY_KIND_MASK) === BODY_BYTES) {
+    ret = writeFramed(res, socket, chunk, chunk.byteLength, null, cb);
+  } else if (chunk.length >= FRAMED_STRING_LIMIT) {
+    const bytes = (kind & BODY_KIND_MASK) === BODY_LATIN1 ? chunk.length : Buffer.byteLength(chunk, 'utf8');
+    ret = writeFramed(res, socket, chunk, bytes, bytes === chunk.length ? 'latin1' : 'utf8', cb);
+  } else {
+    ret = writeFramedString(res, socket, chunk, kind, cb);
+  }
   if (!ret) res[kNeedDrain] = true;
   return ret;
 }
@@ -230,21 +247,24 @@ function uncorkTick(socket) {
 }
 
 /**
- * A Buffer or Uint8Array chunk of a chunked body: the size line and CRLF
- * (after the head, with the first chunk) as one latin1 string, the chunk as
- * it is, CRLF with the callback: three socket writes where Node makes four,
+ * A Buffer or Uint8Array chunk of a chunked body, or a string chunk of
+ * FRAMED_STRING_LIMIT units or more (`encoding` 'latin1' or 'utf8', null
+ * for bytes; `bytes` its length in bytes): the size line and CRLF (after
+ * the head, with the first chunk) as one latin1 string, the chunk as it
+ * is, CRLF with the callback: three socket writes where Node makes four,
  * the chunk not copied. The size line joins the previous chunk's CRLF
  * (writeQueued()).
  */
-function writeFramedBytes(res, socket, chunk, cb) {
-  const size = `${chunk.byteLength.toString(16)}\r\n`;
+function writeFramed(res, socket, chunk, bytes, encoding, cb) {
+  const size = `${bytes.toString(16)}\r\n`;
   if (res._headerSent) {
     writeQueued(socket, size, 'latin1', nop);
   } else {
     res._headerSent = true;
     writeQueued(socket, res._header + size, 'latin1', nop);
   }
-  socket.write(chunk);
+  if (encoding === null) socket.write(chunk);
+  else socket.write(chunk, encoding);
   return writeQueued(socket, '\r\n', 'latin1', typeof cb === 'function' ? cb : nop);
 }
 

@@ -337,6 +337,22 @@ const MUTANTS = [
     to: '',
     suites: ['stream'],
   },
+  {
+    name: 'stream-large-string-framed',
+    what: 'a string chunk of 16 Ki units or more is framed into a copy, as a small one',
+    file: 'lib/stream.js',
+    from: '  } else if (chunk.length >= FRAMED_STRING_LIMIT) {\n',
+    to: '  } else if (chunk.length >= Infinity) {\n',
+    suites: ['stream'],
+  },
+  {
+    name: 'stream-large-string-encoding',
+    what: 'a large string chunk goes to the socket without its encoding',
+    file: 'lib/stream.js',
+    from: '  else socket.write(chunk, encoding);\n',
+    to: '  else socket.write(chunk);\n',
+    suites: ['stream'],
+  },
 ];
 
 function copyInto(dir) {

@@ -9,6 +9,7 @@
 // is Node's: the same checks hold, and the counts say so.
 
 const assert = require('node:assert');
+const { execFile } = require('node:child_process');
 const { describe, test } = require('node:test');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -17,6 +18,16 @@ const zlib = require('node:zlib');
 
 const { differential, get } = require('./helpers/differential');
 const { NODE_COMBINES_CHUNKS } = require('../lib/node-internals');
+
+/** Runs this Node with `args`: its exit status, stdout and stderr. */
+function runChild(args) {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, args, { timeout: 60_000, maxBuffer: 1 << 20 }, (err, stdout, stderr) => {
+      if (err && typeof err.code !== 'number') reject(err);
+      else resolve({ status: err ? err.code : 0, stdout, stderr });
+    });
+  });
+}
 
 /**
  * Expected counts: `writes` chunks framed by the package, and the
@@ -283,6 +294,59 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
         }),
         ...counts(mode, 40, { endFallback: NO_DATA_END }),
       }));
+
+    test('string chunks of 16 Ki units and more among small ones in one tick: the chunk as it is, framed around', () =>
+      differential({
+        mode,
+        request: get(),
+        pauseClientUntil: 'written',
+        handler: (req, res, ctx) => new Promise((resolve) => {
+          res.on('drain', () => ctx.record('drain', res.writableNeedDrain));
+          res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+          // The first chunk carries the head; then UTF-8 beyond ASCII, latin1,
+          // exactly the limit and one under it, each next to small chunks and Buffers.
+          const chunks = [
+            'a'.repeat(16 * 1024), 'small ', 'caf\u00e9 \u20ac '.repeat(3000), Buffer.from('bytes '),
+            ['\u00ff'.repeat(20000), 'latin1'], 'b'.repeat(16 * 1024 - 1), 'c'.repeat(16 * 1024), 'tail',
+          ];
+          chunks.forEach((chunk, i) => {
+            const [data, encoding] = Array.isArray(chunk) ? chunk : [chunk];
+            const args = encoding ? [data, encoding] : [data];
+            if (i % 3 === 2) args.push(ctx.callback(`written ${i}`));
+            ctx.record(`returned ${i}`, writing(ctx, res, ...args));
+          });
+          res.on('finish', resolve);
+          ctx.api.end(res);
+          ctx.signal('written').resolve();
+        }),
+        ...counts(mode, 8, { endFallback: NO_DATA_END }),
+      }));
+
+    test('one 1 MiB string written 100 times in one tick: the string shared, as Node (heap of 64 MiB)', async () => {
+      // Each framed copy of the chunk would live until the tick's writev(2):
+      // 100 MiB, past the child's heap; Node's write() queues the one string.
+      const api = mode === 'fast' ? 'fastResponse.write(res, big)' :
+        (mode === 'fastEnd' ? 'res.fastWrite(big)' : 'res.write(big)');
+      const install = mode === 'patched' ? '{ patchEnd: true }' : '';
+      const script = `
+        const http = require('node:http');
+        const fastResponse = require(${JSON.stringify(path.join(__dirname, '..'))});
+        fastResponse.install(${install});
+        const server = http.createServer((req, res) => {
+          const big = 'z'.repeat(1 << 20);
+          for (let i = 0; i < 100; i++) ${api};
+          res.end();
+        }).listen(0, () => {
+          http.get({ port: server.address().port }, (res) => {
+            let bytes = 0;
+            res.on('data', (d) => { bytes += d.length; });
+            res.on('end', () => { console.log(bytes); server.close(); });
+          });
+        });`;
+      const { status, stdout, stderr } = await runChild(['--max-old-space-size=64', '-e', script]);
+      assert.equal(status, 0, stderr);
+      assert.equal(stdout.trim(), String(100 << 20));
+    });
 
     // Node 22.23+ (write() is Node's own there): Node's write() returns
     // false here but emitted no 'drain' within 10 s in either run (the

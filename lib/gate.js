@@ -11,7 +11,7 @@ const { R } = require('./reasons');
 const { SEP, joinHeaderMap } = require('./headers');
 const { bodyUnits } = require('./body');
 const {
-  STATUS_CODES, nodeWriteHead, nodeImplicitHeader, kOutHeaders, uniqueHeadersOf,
+  STATUS_CODES, isNodesWriteHead, nodeImplicitHeader, kOutHeaders, uniqueHeadersOf,
   kRejectNonStandardBodyWrites, socketWrite, REMOVED_CONNECTION_KEEPS_ALIVE, NODE_RENDERS_HEAD,
   sendsThroughNode, defaultEncodingIsUtf8,
 } = require('./node-internals');
@@ -63,7 +63,7 @@ function writeDirect(res, from, statusCode, head, count, body, kind, callback, c
     // writeHead() replaced on the response (on-headers, compression, ...):
     // Node's end() calls it through _implicitHeader(), so let it render.
     // So does Node 18, whose head rules differ from src/head.cc's.
-    if (NODE_RENDERS_HEAD || res.writeHead !== nodeWriteHead ||
+    if (NODE_RENDERS_HEAD || !isNodesWriteHead(res.writeHead) ||
         res._implicitHeader !== nodeImplicitHeader) {
       return renderByNode(res, body, kind, callback);
     }
@@ -303,4 +303,5 @@ function maxRequests(res) {
 
 module.exports = {
   FROM_RESPONSE, FROM_FIELDS, FROM_TEMPLATE, writeDirect, socketFd, uncorkNT, statusHasBody, stateBits,
+  keepAliveSeconds, maxRequests,
 };

@@ -107,7 +107,7 @@ declare namespace fastResponse {
    * - 'keep-alive-value': a keepAliveTimeout or maxRequestsPerSocket the addon cannot print as Node does
    * - 'body-not-allowed': the server's rejectNonStandardBodyWrites refuses a body here: Node throws
    * - 'no-body-allowed': write() on a response without a body (HEAD, 204, 304): Node ignores it or throws
-   * - 'node-combines-chunks': Node 22.23 and later (kChunkedBuffer) collect the chunked writes of a tick into one chunk: write() is Node's
+   * - 'node-combines-chunks': Node 22 and later (kChunkedBuffer) collect the chunked writes of a tick into one chunk: write() is Node's
    * - 'not-chunked': write() of a body Node does not frame (a Content-Length, an HTTP/1.0 client): one socket write either way, Node's
    * - 'removed-connection': Node 18 closes the connection after removeHeader('Connection')
    * - 'queued': the response has output queued (outputData)
@@ -184,6 +184,12 @@ declare namespace fastResponse {
     partial: number;
     /** res.write() chunks the package framed (`write()`, `fastWrite()`, patchEnd). */
     writes: number;
+    /**
+     * Heads that `res.writeHead()` under `patchEnd` rendered natively
+     * (Node 20 and later; a writeHead() Node renders, after setHeader() for
+     * one, is not counted anywhere).
+     */
+    heads: number;
     /** Calls that went to Node's own code. */
     fallback: number;
     /**
@@ -225,7 +231,9 @@ declare namespace fastResponse {
 
   interface InstallOptions {
     /**
-     * Also route every `res.end(data)` and `res.write()` of every
+     * Also route every `res.end(data)`, `res.write()` and `res.writeHead()`
+     * (its head rendered natively where Node's takes the headers argument
+     * as it is, Node 20 and later) of every
      * http.ServerResponse, and every `req.end()` of every
      * http.ClientRequest, through the fast path (Express, Fastify and Koa,
      * and HTTP clients built on http.request(), gain without code changes).
@@ -260,7 +268,7 @@ declare const fastResponse: {
    * body (and the head, with the first) framed as Node frames it and handed
    * to the socket in one write (a string) or three (a Buffer, not copied)
    * where Node makes four. Node's own write() for a body Node does not frame
-   * (a Content-Length, an HTTP/1.0 client), and on Node 22.23 and later,
+   * (a Content-Length, an HTTP/1.0 client), and on Node 22 and later,
    * which collect a tick's chunked writes themselves.
    *
    * @returns false when the socket's buffer is full: wait for 'drain', as
@@ -319,7 +327,8 @@ declare const fastResponse: {
   /**
    * Defines `ServerResponse.prototype.fastEnd` and `fastWrite`, and
    * `ClientRequest.prototype.fastEnd`; with `{ patchEnd: true }` also makes
-   * every `res.end(data)`, `res.write()` and `req.end()` fast.
+   * every `res.end(data)`, `res.write()`, `res.writeHead()` and `req.end()`
+   * fast.
    *
    * @returns `uninstall`, which restores the prototype as it was.
    * @throws ERR_INVALID_ARG_TYPE when `options` is not an object, or

@@ -12,8 +12,10 @@
 const { inspect } = require('node:util');
 const {
   ServerResponse, nodeEnd, isNodesEnd, setPackageEnd, nodeWrite, isNodesWrite, setPackageWrite, NODE_COMBINES_CHUNKS,
+  nodeWriteHead, setPackageWriteHead,
 } = require('./node-internals');
 const { write } = require('./stream');
+const { writeHead, RENDERS_HEADS } = require('./write-head');
 const { loadError } = require('./binding');
 const { end } = require('./end');
 const { send, template, json } = require('./send');
@@ -29,7 +31,8 @@ const native = loadError === null;
 /**
  * Defines `ServerResponse.prototype.fastEnd(data[, encoding][, callback])`
  * and `fastWrite()`, and `ClientRequest.prototype.fastEnd()` (lib/client.js);
- * with `{ patchEnd: true }` also routes every `res.end()` and `res.write()`
+ * with `{ patchEnd: true }` also routes every `res.end()`, `res.write()` and
+ * `res.writeHead()` (lib/write-head.js)
  * of every http.ServerResponse, and every `req.end()` of every
  * http.ClientRequest, through the fast path (Express, Fastify, Koa and
  * clients built on http.request() gain without code changes). Calling it
@@ -60,8 +63,10 @@ function install(options) {
       end: Object.getOwnPropertyDescriptor(proto, 'end'),
       write: Object.getOwnPropertyDescriptor(proto, 'write'),
       // The end() and write() in effect before install(), own or inherited.
+      writeHead: Object.getOwnPropertyDescriptor(proto, 'writeHead'),
       previousEnd: proto.end,
       previousWrite: proto.write,
+      previousWriteHead: proto.writeHead,
       patchedEnd: false,
     };
     defineMethod(proto, 'fastEnd', function fastEnd(data, encoding, callback) {
@@ -79,11 +84,18 @@ function install(options) {
     defineMethod(proto, 'end', patchedEndMethod);
     // write() too, over Node's own (lib/stream.js; measured on Node 20 with
     // benchmark/http/stream.js, 10 runs: 1.13-1.34x at 64 B and 1 KiB, one
-    // write per tick and 8 in one tick). Not on Node 22.23 and later, which
+    // write per tick and 8 in one tick). Not on Node 22 and later, which
     // combine a tick's chunks themselves.
     if (!NODE_COMBINES_CHUNKS && installed.previousWrite === nodeWrite && nodeWrite !== null) {
       setPackageWrite(patchedWriteMethod);
       defineMethod(proto, 'write', patchedWriteMethod);
+    }
+    // writeHead() too, over Node's own: the head rendered natively where
+    // Node's would take its headers argument as it is (lib/write-head.js).
+    // Not on Node 18, whose head rules differ.
+    if (RENDERS_HEADS && installed.previousWriteHead === nodeWriteHead) {
+      setPackageWriteHead(patchedWriteHeadMethod);
+      defineMethod(proto, 'writeHead', patchedWriteHeadMethod);
     }
   }
   // http.ClientRequest: req.fastEnd(), and with patchEnd every req.end().
@@ -167,7 +179,7 @@ function callOwn(own, res, data, encoding, callback) {
  * one socket queue entry (lib/stream.js); the socket sends the tick's
  * chunks with one writev(2), as with Node. Steps aside to Node's own
  * write() where it does not apply (stats() names why: a body Node does not
- * frame, Node 22.23 and later, which collect a tick's chunks themselves, a
+ * frame, Node 22 and later, which collect a tick's chunks themselves, a
  * response waiting behind another, strictContentLength, ...).
  *
  * @param {import('http').ServerResponse} res
@@ -196,6 +208,10 @@ function fastResponseWrite(res, chunk, encoding, callback) {
 
 function patchedWriteMethod(chunk, encoding, callback) {
   return write(this, chunk, encoding, callback);
+}
+
+function patchedWriteHeadMethod(statusCode, reason, obj) {
+  return writeHead(this, statusCode, reason, obj);
 }
 
 function patchedEndMethod(data, encoding, callback) {
@@ -231,8 +247,10 @@ function uninstall() {
   restore(proto, 'fastWrite', installed.fastWrite);
   if (installed.patchedEnd) restore(proto, 'end', installed.end);
   if (proto.write === patchedWriteMethod) restore(proto, 'write', installed.write);
+  if (proto.writeHead === patchedWriteHeadMethod) restore(proto, 'writeHead', installed.writeHead);
   setPackageEnd(null);
   setPackageWrite(null);
+  setPackageWriteHead(null);
   installed = null;
 }
 

@@ -101,6 +101,27 @@ function sendsThroughNode(msg) {
 /** Node's own ServerResponse.prototype.writeHead, or null (then always called). */
 const nodeWriteHead = nodesOwnOrNull(ServerResponse.prototype.writeHead, 'writeHead',
                                      ['_storeHeader(', 'ERR_HTTP_HEADERS_SENT', 'ERR_HTTP_INVALID_STATUS_CODE']);
+// install({ patchEnd: true })'s writeHead() while it stands over Node's
+// own (lib/index.js sets it; null otherwise).
+let packageWriteHead = null;
+
+/** lib/index.js: the package's patched writeHead(), or null. */
+function setPackageWriteHead(fn) {
+  packageWriteHead = fn;
+}
+
+/**
+ * Whether `fn`, a response's writeHead(), is Node's own (or the package's
+ * patch of it, lib/write-head.js): only then may the package render the
+ * head itself; any other writeHead() is called.
+ */
+function isNodesWriteHead(fn) {
+  return nodeWriteHead !== null && (fn === nodeWriteHead || (fn === packageWriteHead && fn !== null));
+}
+
+/** Node's own OutgoingMessage.prototype._storeHeader, or null. */
+const nodeStoreHeader = nodesOwnOrNull(OutgoingMessage.prototype._storeHeader, '_storeHeader',
+                                       ['this._header = ', 'this._headerSent = false']);
 /** Node's own ServerResponse.prototype._implicitHeader, or null. */
 const nodeImplicitHeader = nodesOwnOrNull(ServerResponse.prototype._implicitHeader, '_implicitHeader',
                                           ['this.writeHead(this.statusCode)']);
@@ -199,7 +220,7 @@ const FAILED_WRITE_COUNTED = Number(process.versions.node.split('.')[0]) < 24;
 // req.fastEnd() is Node's end() and patchEnd leaves req.end() alone.
 const CLIENT_PATH_GAINS = Number(process.versions.node.split('.')[0]) < 24;
 
-// Node 22.23 and later collect the chunked writes of a corked tick into one
+// Node 22 and later collect the chunked writes of a corked tick into one
 // chunk (kChunkedBuffer) and write it when the tick ends.
 const NODE_COMBINES_CHUNKS = findSymbol(probe, 'kChunkedBuffer') !== undefined;
 
@@ -250,6 +271,9 @@ module.exports = {
   STATUS_CODES,
   nodeEnd,
   nodeWriteHead,
+  isNodesWriteHead,
+  setPackageWriteHead,
+  nodeStoreHeader,
   nodeImplicitHeader,
   isNodesEnd,
   setPackageEnd,

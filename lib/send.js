@@ -8,7 +8,7 @@ const {
   ServerResponse,
   STATUS_CODES,
   nodeEnd,
-  nodeWriteHead,
+  isNodesWriteHead,
   isNodesEnd,
   kOutHeaders,
   uniqueHeadersOf,
@@ -78,7 +78,7 @@ function ownMethods(res) {
   if (NODE_RENDERS_HEAD) return undefined;
   if (!(res instanceof ServerResponse)) return R.NOT_HTTP1;
   if (!isNodesEnd(res.end)) return R.END_REPLACED;
-  if (res.writeHead !== nodeWriteHead) return R.WRITEHEAD_REPLACED;
+  if (!isNodesWriteHead(res.writeHead)) return R.WRITEHEAD_REPLACED;
   return null;
 }
 

@@ -16,6 +16,7 @@ let logged = { __proto__: null };
 let fastWrites = 0;
 let partialWrites = 0;
 let chunkWrites = 0;
+let heads = 0;
 let fallbacks = 0;
 let reasons = { __proto__: null };
 
@@ -27,6 +28,11 @@ function countFast() {
 /** A res.write() whose chunk the addon framed. */
 function countWrite() {
   chunkWrites++;
+}
+
+/** A writeHead() whose head the addon rendered (lib/write-head.js). */
+function countHead() {
+  heads++;
 }
 
 /** A response whose rest was handed to socket.write(). */
@@ -114,6 +120,7 @@ function stats() {
     fast: fastWrites,
     partial: partialWrites,
     writes: chunkWrites,
+    heads,
     fallback: fallbacks,
     reasons: { ...reasons },
     writev: { calls: calls - writevBase[0], bytes: bytes - writevBase[1] },
@@ -131,6 +138,7 @@ function resetStats() {
   fastWrites = 0;
   partialWrites = 0;
   chunkWrites = 0;
+  heads = 0;
   fallbacks = 0;
   reasons = { __proto__: null };
   logged = { __proto__: null };
@@ -142,6 +150,6 @@ function resetStats() {
 }
 
 module.exports = {
-  countFast, countPartial, countWrite, countFallback, countRequestFast, countRequestPartial, countRequestFallback,
+  countFast, countPartial, countWrite, countHead, countFallback, countRequestFast, countRequestPartial, countRequestFallback,
   logInstall, stats, resetStats,
 };

@@ -20,7 +20,7 @@
 // into a new Buffer there (napi_create_buffer per chunk) before the socket
 // can take it, while a framed string goes to libuv through the socket's
 // own writev(2) storage, copied once. And where the socket's queue has
-// the shape of Node 18 to 22.22, a tick's framed strings join the socket's
+// the shape of Node 18 and 20, a tick's framed strings join the socket's
 // last queue entry (writeQueued()): one entry where Node queues four per
 // chunk. Measured under callgrind
 // (benchmark/instructions.js, stream case, 64 B, Node 20), instructions per
@@ -29,7 +29,7 @@
 // Node's 140,825, framed here 88,433 (the bound 41,772), where native
 // framing measured slower than Node's (0.84x).
 //
-// Node 22.23 and later collect the chunked writes of a corked tick themselves
+// Node 22 and later collect the chunked writes of a corked tick themselves
 // (kChunkedBuffer) and send them as one chunk: there write() is Node's.
 // So is a write of a body Node does not frame (a Content-Length, an
 // HTTP/1.0 client): one socket write either way.
@@ -47,7 +47,7 @@ const { Writable } = require('node:stream');
 const { BODY_KIND_MASK, BODY_LATIN1, BODY_BYTES } = layout;
 
 // Whether the socket's Writable queues writes in the shape writeQueued()
-// joins them in (Node 18 to 22.22; 22.23 and later collect a tick's chunks
+// joins them in (Node 18 and 20; 22 and later collect a tick's chunks
 // themselves): an array from bufferedIndex on of entries { chunk,
 // encoding, callback }, `length` in units, settable needDrain and allNoop.
 const JOINS_QUEUED_WRITES = !NODE_COMBINES_CHUNKS && queueShapeKnown();

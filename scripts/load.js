@@ -2,7 +2,7 @@
 
 // `npm run test:load`: many concurrent keep-alive connections and many
 // requests through fastEnd(), send(), template() and json(), streamed
-// res.fastWrite() chunks (three in one tick, joined on Node 18-22.22),
+// res.fastWrite() chunks (three in one tick, joined on Node 18 and 20),
 // mixed with Node's own res.write() + res.end() and with fastEnd() calls
 // that fall back to it; some connections pipeline 16 requests deep (a few of those read
 // slowly), the others send one request at a time and ask for

@@ -45,6 +45,7 @@ const SUITES = {
   reasons: 'test/reasons.test.js',
   client: 'test/client.test.js',
   stream: 'test/stream.test.js',
+  'write-head': 'test/write-head.test.js',
 };
 const COPY = [
   'binding.gyp', 'package.json', 'register.js', 'lib', 'src', 'test/matrix-harness.js', 'test/helpers',
@@ -352,6 +353,38 @@ const MUTANTS = [
     from: '  else socket.write(chunk, encoding);\n',
     to: '  else socket.write(chunk);\n',
     suites: ['stream'],
+  },
+  {
+    name: 'write-head-has-body',
+    what: 'writeHead() under patchEnd leaves _hasBody as it was (204, 304, 1xx)',
+    file: 'lib/write-head.js',
+    from: '  res._hasBody = hasBody;\n',
+    to: '',
+    suites: ['write-head'],
+  },
+  {
+    name: 'write-head-expect',
+    what: 'writeHead() under patchEnd keeps alive after an unanswered Expect: 100-continue',
+    file: 'lib/write-head.js',
+    from: 'res.shouldKeepAlive && !(res._expect_continue && !res._sent100)',
+    to: 'res.shouldKeepAlive',
+    suites: ['write-head'],
+  },
+  {
+    name: 'write-head-content-length',
+    what: "writeHead() under patchEnd ignores `_contentLength` (Node's end() through _implicitHeader())",
+    file: 'lib/write-head.js',
+    from: 'contentLength === null || contentLength === undefined ? -1 : contentLength;',
+    to: '-1;',
+    suites: ['write-head'],
+  },
+  {
+    name: 'write-head-header-map',
+    what: 'writeHead() under patchEnd renders its argument alone after setHeader()',
+    file: 'lib/write-head.js',
+    from: '(kOutHeaders !== undefined && res[kOutHeaders] !== null && res[kOutHeaders] !== undefined)',
+    to: 'false',
+    suites: ['write-head'],
   },
 ];
 

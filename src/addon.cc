@@ -62,6 +62,7 @@ class FastResponse : public Napi::Addon<FastResponse> {
             HotMethod<&FastResponse::WriteRendered>(env, "writeRendered"),
             HotMethod<&FastResponse::FlushWriter, 0>(env, "flushWriter"),
             HotMethod<&FastResponse::RenderRequest, 1>(env, "renderRequest"),
+            HotMethod<&FastResponse::RenderResponse, 1>(env, "renderResponse"),
             InstanceMethod("openWriter", &FastResponse::OpenWriter),
             InstanceMethod("closeWriter", &FastResponse::CloseWriter),
             InstanceMethod("compileTemplate", &FastResponse::CompileTemplate),
@@ -250,6 +251,49 @@ class FastResponse : public Napi::Addon<FastResponse> {
                       StateFromBits(static_cast<uint32_t>(args_[kArgStateBits]),
                                     0, 0),
                       static_cast<uint64_t>(args_[kArgBodyBytes]), &date_)
+                : ResponseHead{kStepAsideInvalid, 0, false};
+    if (r.step_aside != kStepAsideNone) {
+      writer_.Clear();
+      return SteppedAside(r.step_aside);
+    }
+    napi_value header;
+    napi_create_string_latin1(env, reinterpret_cast<const char*>(head.data()),
+                              head.size(), &header);
+    writer_.Clear();
+    results_[kResultReason] = kStepAsideNone;
+    results_[kResultBits] =
+        r.result_bits | (text_ascii_ ? kResultHeadAscii : 0u);
+    results_[kResultContentLength] = static_cast<double>(f.content_length);
+    return header;
+  }
+
+  // renderResponse(text), args: statusCode, fieldCount, stateBits,
+  // keepAliveSeconds, maxRequests, bodyBytes (`_contentLength`, -1 where
+  // it is null). `text`: the reason phrase and fieldCount fields
+  // (RenderStatusAndFields(), validated). Renders the head as writeHead()
+  // -> _storeHeader() would, and writes nothing: install({ patchEnd: true
+  // })'s writeHead() (lib/write-head.js) sets it as `_header`, and the
+  // response's end() or first write() sends it. Returns the head as a
+  // latin1 string, with results[kResultBits] and
+  // results[kResultContentLength] as writeResponse() reports them; or
+  // undefined, with results[kResultReason] saying why.
+  napi_value RenderResponse(napi_env env, napi_value text,
+                            napi_value /*unused*/) {
+    if (!ReadLatin1(env, text)) return SteppedAside(kStepAsideInvalid);
+    HeadBuffer& head = writer_.cork();
+    writer_.Clear();
+    const FieldsResult f = RenderStatusAndFields(
+        &head, static_cast<int>(args_[kArgStatusCode]),
+        reinterpret_cast<const uint8_t*>(text_.data()), text_.size(),
+        static_cast<uint32_t>(args_[kArgFieldCount]), true);
+    const ResponseHead r =
+        f.valid ? FinishHeadOnly(
+                      &head, f.fields,
+                      StateFromBits(
+                          static_cast<uint32_t>(args_[kArgStateBits]),
+                          static_cast<int64_t>(args_[kArgKeepAliveSeconds]),
+                          static_cast<int64_t>(args_[kArgMaxRequests])),
+                      static_cast<int64_t>(args_[kArgBodyBytes]), &date_)
                 : ResponseHead{kStepAsideInvalid, 0, false};
     if (r.step_aside != kStepAsideNone) {
       writer_.Clear();

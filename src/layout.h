@@ -37,7 +37,8 @@ enum Arg : uint32_t {
   // A Buffer body's tag in that writer, for pending() (0: the environment's
   // writer).
   kArgBodyTag = 10,
-  // renderRequest(): the body's length in bytes (`_contentLength`).
+  // renderRequest(): the body's length in bytes (`_contentLength`);
+  // renderResponse(): `_contentLength`, -1 where it is null.
   kArgBodyBytes = 11,
   kArgCount = 12,
 };

@@ -82,6 +82,20 @@ ResponseHead FinishResponseHead(HeadBuffer* head, uint32_t fields,
   return out;
 }
 
+ResponseHead FinishHeadOnly(HeadBuffer* head, uint32_t fields,
+                            const MessageState& state, int64_t content_length,
+                            DateCache* date) {
+  ResponseHead out;
+  out.step_aside = StepAsideForFields(fields);
+  if (out.step_aside != kStepAsideNone) return out;
+  MessageState s = state;
+  s.content_length = content_length;
+  const HeadResult r = FinishHead(head, fields, s, date);
+  if (r.trailer_invalid) out.step_aside = kStepAsideTrailer;
+  out.result_bits = ResultBits(r, fields);
+  return out;
+}
+
 ResponseHead FinishRequestHead(HeadBuffer* head, uint32_t fields,
                                const MessageState& state, uint64_t body_length,
                                DateCache* date) {

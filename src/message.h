@@ -48,6 +48,18 @@ ResponseHead FinishResponseHead(HeadBuffer* head, uint32_t fields,
                                 bool content_length_as_field,
                                 uint64_t body_length, DateCache* date);
 
+// Completes a head whose status line and caller's fields are in `head` as
+// writeHead() -> _storeHeader() do before any body is known: with
+// `content_length` the response's `_contentLength` (end(data) and write()
+// set it before they call writeHead() through _implicitHeader()), -1 where
+// it is null. A response with a body and no framing field is then chunked
+// (or, without chunked encoding by default, ends the connection), as Node
+// decides. Steps aside for the fields StepAsideForFields() names and a
+// Trailer field Node rejects.
+ResponseHead FinishHeadOnly(HeadBuffer* head, uint32_t fields,
+                            const MessageState& state, int64_t content_length,
+                            DateCache* date);
+
 // Completes the head of an outgoing request (http.ClientRequest) whose
 // request line and fields are in `head` (RenderRequestAndFields()), as
 // end(data) -> _implicitHeader() -> _storeHeader() do with `_contentLength`

@@ -219,7 +219,7 @@ describe('installed with its prebuild', () => {
       assert.equal(out.native, true);
       assert.equal(out.addon, path.join(app, 'node_modules', pkg.name, 'prebuilds', tuple, prebuildName));
       assertSameBytes(out);
-      assert.deepEqual(out.stats, { fast: 1, partial: 0, writes: 0, fallback: 0, reasons: {}, writev: { calls: 1, bytes: fastBytes(out) },
+      assert.deepEqual(out.stats, { fast: 1, partial: 0, writes: 0, heads: 0, fallback: 0, reasons: {}, writev: { calls: 1, bytes: fastBytes(out) },
         requests: { fast: 0, partial: 0, fallback: 0, reasons: {} } });
     });
   }

@@ -4,7 +4,7 @@
 // fastResponse.write(res, ...), res.fastWrite() after install() and plain
 // res.write() under install({ patchEnd: true }). Every case: the same bytes,
 // events, callbacks, return values and state after each call (writableLength
-// and writableNeedDrain recorded), as Node's own. On Node 22.23 and later
+// and writableNeedDrain recorded), as Node's own. On Node 22 and later
 // Node's write() collects a tick's chunks itself and the package's write()
 // is Node's: the same checks hold, and the counts say so.
 
@@ -31,13 +31,13 @@ function runChild(args) {
 
 /**
  * Expected counts: `writes` chunks framed by the package, and the
- * fallbacks of end() calls (`endFallback`); on Node 22.23+ every write is
+ * fallbacks of end() calls (`endFallback`); on Node 22+ every write is
  * Node's ('node-combines-chunks'). `notChunked` of the writes are of a body
  * Node does not frame (a Content-Length, HTTP/1.0): Node's ('not-chunked').
  */
 function counts(mode, writes, { fast = 0, endFallback = {}, notChunked = 0 } = {}) {
   if (NODE_COMBINES_CHUNKS) {
-    // Node 22.23+: patchEnd leaves write() alone, Node's, counted nowhere.
+    // Node 22+: patchEnd leaves write() alone, Node's, counted nowhere.
     const fallback = { ...endFallback };
     if (writes > 0 && mode !== 'patched') fallback['node-combines-chunks'] = writes;
     return { writes: 0, fast, fallback };
@@ -59,7 +59,7 @@ function writing(ctx, res, ...args) {
 // end() without data: Node's own end(), counted 'no-body' in every mode.
 const NO_DATA_END = { 'no-body': 1 };
 
-/** Node 22.23+: `n` writes counted as Node's (not under patchEnd, which leaves write() alone there). */
+/** Node 22+: `n` writes counted as Node's (not under patchEnd, which leaves write() alone there). */
 function nodeWrites(mode, n) {
   return mode === 'patched' ? {} : { 'node-combines-chunks': n };
 }
@@ -165,7 +165,7 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
         ...(NODE_COMBINES_CHUNKS ? counts(mode, 1, { endFallback: NO_DATA_END }) :
           { writes: 0, fast: 0, fallback: { ...NO_DATA_END, encoding: 1 } }),
       }).then(({ node }) => {
-        // Node 22.23+ buffer the chunk themselves and do not throw.
+        // Node 22+ buffer the chunk themselves and do not throw.
         if (!NODE_COMBINES_CHUNKS) assert.equal(node.rec.calls[0].threw.code, 'ERR_UNKNOWN_ENCODING');
       }));
 
@@ -248,7 +248,7 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
           ctx.api.end(res, 'last');
         },
         // end(data) after the head went out is Node's ('head-sent', or on
-        // Node 22.23+ a corked socket).
+        // Node 22+ a corked socket).
         ...(NODE_COMBINES_CHUNKS ?
           { writes: 0, fast: 0, fallback: [{ ...nodeWrites(mode, 1), 'socket-busy': 1 }, { ...nodeWrites(mode, 1), 'head-sent': 1 }] } :
           { writes: 1, fast: 0, fallback: { 'head-sent': 1 } }),
@@ -269,7 +269,7 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
         ...counts(mode, 2, { endFallback: NO_DATA_END }),
       }));
 
-    // On Node 18-22.22 a tick's framed strings join the socket's last queue
+    // On Node 18 and 20 a tick's framed strings join the socket's last queue
     // entry (lib/stream.js writeQueued()): each write's return value,
     // writableLength and needDrain, each callback in its order, and
     // 'drain' must still be what separate writes give.
@@ -348,13 +348,13 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
       assert.equal(stdout.trim(), String(100 << 20));
     });
 
-    // Node 22.23+ (write() is Node's own there): Node's write() returns
+    // Node 22+ (write() is Node's own there): Node's write() returns
     // false here but emitted no 'drain' within 10 s in either run (the
     // tick's combined chunk went to the kernel at once), so the handler
     // would wait forever; the case exists for the joined writes of Node
-    // 18-22.22.
+    // 18 and 20.
     test('strings past the highWaterMark in one tick, end() only after \'drain\'', {
-      skip: NODE_COMBINES_CHUNKS && 'Node 22.23+: Node\'s own write() emits no \'drain\' here',
+      skip: NODE_COMBINES_CHUNKS && 'Node 22+: Node\'s own write() emits no \'drain\' here',
     }, () =>
       differential({
         mode,
@@ -427,7 +427,7 @@ describe('res.write() under patchEnd: streams piped into the response', () => {
           fs.createReadStream(file, { highWaterMark: 16 * 1024 }).pipe(res).on('finish', resolve);
         }),
         // 340,000 bytes in 16 KiB reads: 21 chunks framed by the package
-        // (Node 22.23+: Node's, counted nowhere), end() of the pipe.
+        // (Node 22+: Node's, counted nowhere), end() of the pipe.
         writes: NODE_COMBINES_CHUNKS ? 0 : 21, fast: 0, fallback: NO_DATA_END,
       });
     } finally {
@@ -450,7 +450,7 @@ describe('res.write() under patchEnd: streams piped into the response', () => {
       fallback: NO_DATA_END,
     });
     // How many chunks zlib hands over is zlib's: each framed by the package
-    // (Node 22.23+: Node's, counted nowhere).
+    // (Node 22+: Node's, counted nowhere).
     if (NODE_COMBINES_CHUNKS) assert.equal(fast.stats.writes, 0);
     else assert.ok(fast.stats.writes > 0, `chunks written by the package: ${fast.stats.writes}`);
   });

@@ -139,7 +139,7 @@ test('a replaced _writeRaw() (byte counting) sees the bytes of end() and write()
       assert.strictEqual(fastBytes, nodeBytes);
       assert.ok(counts[0] > 0);
       assert.strictEqual(counts[1], counts[0], `${path}: _writeRaw() saw ${counts[1]}, with Node ${counts[0]}`);
-      // Node 22.23+: write() is Node's there anyway ('node-combines-chunks').
+      // Node 22+: write() is Node's there anyway ('node-combines-chunks').
       const reasons = fastResponse.stats().reasons;
       const reason = path === '/write' && NODE_COMBINES_CHUNKS ? 'node-combines-chunks' : 'write-raw-replaced';
       assert.ok(reasons[reason] >= 1, JSON.stringify(reasons));

@@ -45,12 +45,12 @@ function main({ len, writes, tick, c, duration, method }) {
     };
     next();
   };
-  // Node 22.23 and later combine a corked tick's chunks themselves
+  // Node 22 and later combine a corked tick's chunks themselves
   // (kChunkedBuffer, found as the package finds it): the package leaves
   // write() to Node there, and method=patched/fastWrite measure Node's path
   // with the package installed.
   const nodePath = (method === 'patched' || method === 'fastWrite') && combinesChunks() ?
-    'Node 22.23+: write() is Node\'s own (it combines a tick\'s chunks)' : undefined;
+    'Node 22+: write() is Node\'s own (it combines a tick\'s chunks)' : undefined;
   cases.serve(bench, { method, c, duration, nodePath }, { end: handler, fastWrite: handler, patched: handler, bound: () => bound(chunk, writes, tick) },
               { status: 200, headers, body: chunk.repeat(writes) });
 }

@@ -664,6 +664,7 @@ const modes = {
  *                   kernel no more writes than Node's (socket writes plus
  *                   the addon's writev(2) calls)
  *   writes          res.write() chunks the addon framed (stats().writes)
+ *   heads           heads writeHead() rendered natively (stats().heads)
  *   fallback        { reason: count } expected, default {}
  *   pauseClientUntil  a signal name: the client reads nothing before a
  *                   handler calls ctx.signal(name).resolve()
@@ -674,7 +675,7 @@ async function differential(opts) {
   const mode = modes[opts.mode || 'fast'];
   assert.ok(mode, `unknown mode ${opts.mode}`);
   const node = await runOnce(opts, nodeApi, 'node');
-  assert.deepEqual(node.stats, { fast: 0, partial: 0, writes: 0, fallback: 0, reasons: {} },
+  assert.deepEqual(node.stats, { fast: 0, partial: 0, writes: 0, heads: 0, fallback: 0, reasons: {} },
                    'the reference run must not touch the package');
 
   let uninstall = null;
@@ -706,6 +707,9 @@ async function differential(opts) {
   const expectedFast = opts.fast ?? node.responses;
   assert.equal(fast.stats.fast + fast.stats.partial, expectedFast,
                `writes on the fast path (stats: ${JSON.stringify(fast.stats)})`);
+  if (opts.heads !== undefined) {
+    assert.equal(fast.stats.heads, opts.heads, `heads rendered by writeHead() (stats: ${JSON.stringify(fast.stats)})`);
+  }
   if (opts.writes !== undefined) {
     assert.equal(fast.stats.writes, opts.writes, `chunks written by the addon (stats: ${JSON.stringify(fast.stats)})`);
   }

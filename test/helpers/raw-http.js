@@ -316,8 +316,9 @@ function statsDelta(before, after) {
     fallback: after.fallback - before.fallback,
     reasons,
   };
-  // stats().requests has no `writes`.
+  // stats().requests has no `writes` and no `heads`.
   if (after.writes === undefined) delete delta.writes;
+  if (after.heads !== undefined) delta.heads = after.heads - before.heads;
   return delta;
 }
 

@@ -1,0 +1,111 @@
+'use strict';
+
+// res.writeHead(statusCode[, statusMessage][, headers]) under
+// install({ patchEnd: true }) (and register): the head rendered by
+// src/head.cc instead of _storeHeader(), where Node's writeHead() would
+// hand its `headers` argument to _storeHeader() as they are (no setHeader()
+// map to merge into). The head is only rendered, as Node renders it: it
+// leaves with the response's end() or first write(), which the package or
+// Node sends as always. Node's _implicitHeader() calls writeHead() too, so
+// a head Node's own end() or write() renders comes here as well.
+//
+// Why: a handler that calls writeHead() and then end() or write() (every
+// benchmark shape of the pipelined and streamed cases, Fastify's replies)
+// spent most of what the package left of a response in _storeHeader():
+// benchmark/instructions.js counts it (README, "writeHead()").
+//
+// Node's writeHead() is called instead, with the same arguments and before
+// anything of the response changed except what it sets itself first
+// (statusCode, statusMessage), wherever this would differ from it: a head
+// already rendered (ERR_HTTP_HEADERS_SENT), setHeader() fields to merge, a
+// status code that is not a number in 100..999, a header argument Node
+// judges itself (lib/headers.js joinHeaders()), a field or reason phrase
+// the addon finds invalid (Node throws its own error), the fields the
+// addon steps aside for (Transfer-Encoding, Trailer, Expect, a non-ASCII
+// Content-Disposition), a replaced _storeHeader(), Node 18 (whose head rules
+// differ) and no addon.
+
+const { binding, layout, args } = require('./binding');
+const { SEP, joinHeaders } = require('./headers');
+const {
+  STATUS_CODES, nodeWriteHead, nodeStoreHeader, kOutHeaders, uniqueHeadersOf, NODE_RENDERS_HEAD,
+  REMOVED_CONNECTION_KEEPS_ALIVE,
+} = require('./node-internals');
+const { applyHead } = require('./complete');
+const { stateBits, statusHasBody, keepAliveSeconds, maxRequests } = require('./gate');
+const { countHead } = require('./stats');
+
+const {
+  ARG_STATUS_CODE, ARG_FIELD_COUNT, ARG_STATE_BITS, ARG_KEEP_ALIVE_SECONDS, ARG_MAX_REQUESTS, ARG_BODY_BYTES,
+  HAS_BODY, SHOULD_KEEP_ALIVE,
+} = layout;
+
+/** Whether this Node's writeHead() can be rendered here at all. */
+const RENDERS_HEADS = binding !== null && !NODE_RENDERS_HEAD && nodeWriteHead !== null && nodeStoreHeader !== null;
+
+/**
+ * Node's `res.writeHead(statusCode[, statusMessage][, headers])`, the head
+ * rendered natively where Node's would take `headers` as they are.
+ *
+ * @param {import('http').ServerResponse} res
+ * @param {number} statusCode 100-999.
+ * @param {string|object|Array|null} [reason] The reason phrase, or the
+ *   headers.
+ * @param {object|Array|null} [obj] The headers: a plain object or a flat
+ *   array, as Node's writeHead() takes them.
+ * @returns {import('http').ServerResponse} `res`, as Node's writeHead().
+ * @throws What Node's writeHead() throws (ERR_HTTP_HEADERS_SENT,
+ *   ERR_HTTP_INVALID_STATUS_CODE, ERR_INVALID_CHAR, ERR_INVALID_HTTP_TOKEN,
+ *   ERR_HTTP_INVALID_HEADER_VALUE, ERR_INVALID_ARG_VALUE): such calls are
+ *   Node's own.
+ */
+function writeHead(res, statusCode, reason, obj) {
+  if (!RENDERS_HEADS || res._header || typeof statusCode !== 'number' || res._storeHeader !== nodeStoreHeader ||
+      (kOutHeaders !== undefined && res[kOutHeaders] !== null && res[kOutHeaders] !== undefined)) {
+    return nodeWriteHead.call(res, statusCode, reason, obj);
+  }
+  const code = statusCode | 0;
+  if (code < 100 || code > 999) return nodeWriteHead.call(res, statusCode, reason, obj);
+  const headers = typeof reason === 'string' ? obj : (obj ?? reason);
+  const flat = joinHeaders(headers);
+  // _storeHeader() turns a Content-Disposition value into latin1 bytes when
+  // `_contentLength` is set (end(data) through _implicitHeader(), with
+  // fields only when they come as an argument): Node's.
+  const contentLength = res._contentLength;
+  if (flat === null || (flat.arrays && uniqueHeadersOf(res)) ||
+      (contentLength !== null && contentLength !== undefined &&
+       (flat.count !== 0 || !Number.isSafeInteger(contentLength) || contentLength < 0)) ||
+      (res._removedConnection && !REMOVED_CONNECTION_KEEPS_ALIVE)) {
+    return nodeWriteHead.call(res, statusCode, reason, obj);
+  }
+  const seconds = keepAliveSeconds(res);
+  const max = maxRequests(res);
+  if (seconds !== seconds || max !== max) return nodeWriteHead.call(res, statusCode, reason, obj);
+  // What Node's writeHead() sets before it validates anything.
+  if (typeof reason === 'string') res.statusMessage = reason;
+  else if (!res.statusMessage) res.statusMessage = STATUS_CODES[code] || 'unknown';
+  res.statusCode = code;
+  const message = res.statusMessage;
+  // What it sets after the reason phrase passed, before _storeHeader():
+  // given to the addon, set on the response only when the head is rendered.
+  const hasBody = res._hasBody && statusHasBody(code);
+  const keepAlive = res.shouldKeepAlive && !(res._expect_continue && !res._sent100);
+  let bits = stateBits(res) & ~(HAS_BODY | SHOULD_KEEP_ALIVE);
+  if (hasBody) bits |= HAS_BODY;
+  if (keepAlive) bits |= SHOULD_KEEP_ALIVE;
+  args[ARG_STATUS_CODE] = code;
+  args[ARG_FIELD_COUNT] = flat.count;
+  args[ARG_STATE_BITS] = bits;
+  args[ARG_KEEP_ALIVE_SECONDS] = seconds;
+  args[ARG_MAX_REQUESTS] = max;
+  args[ARG_BODY_BYTES] = contentLength === null || contentLength === undefined ? -1 : contentLength;
+  const header = binding.renderResponse((typeof message === 'string' ? message : '' + message) + SEP + flat.joined);
+  if (header === undefined) return nodeWriteHead.call(res, statusCode, reason, obj);
+  res._hasBody = hasBody;
+  applyHead(res, header, flat.joined, undefined);
+  res._headerSent = false;
+  countHead();
+  return res;
+}
+
+module.exports = { writeHead, RENDERS_HEADS };

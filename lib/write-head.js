@@ -11,8 +11,8 @@
 //
 // Why: a handler that calls writeHead() and then end() or write() (every
 // benchmark shape of the pipelined and streamed cases, Fastify's replies)
-// spent most of what the package left of a response in _storeHeader():
-// benchmark/instructions.js counts it (README, "writeHead()").
+// spent most of what the package left of a response in _storeHeader()
+// (README, "res.writeHead() under patchEnd", for the measurements).
 //
 // Node's writeHead() is called instead, with the same arguments and before
 // anything of the response changed except what it sets itself first

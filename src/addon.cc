@@ -252,19 +252,7 @@ class FastResponse : public Napi::Addon<FastResponse> {
                                     0, 0),
                       static_cast<uint64_t>(args_[kArgBodyBytes]), &date_)
                 : ResponseHead{kStepAsideInvalid, 0, false};
-    if (r.step_aside != kStepAsideNone) {
-      writer_.Clear();
-      return SteppedAside(r.step_aside);
-    }
-    napi_value header;
-    napi_create_string_latin1(env, reinterpret_cast<const char*>(head.data()),
-                              head.size(), &header);
-    writer_.Clear();
-    results_[kResultReason] = kStepAsideNone;
-    results_[kResultBits] =
-        r.result_bits | (text_ascii_ ? kResultHeadAscii : 0u);
-    results_[kResultContentLength] = static_cast<double>(f.content_length);
-    return header;
+    return RenderedHead(env, f, r);
   }
 
   // renderResponse(text), args: statusCode, fieldCount, stateBits,
@@ -295,10 +283,20 @@ class FastResponse : public Napi::Addon<FastResponse> {
                           static_cast<int64_t>(args_[kArgMaxRequests])),
                       static_cast<int64_t>(args_[kArgBodyBytes]), &date_)
                 : ResponseHead{kStepAsideInvalid, 0, false};
+    return RenderedHead(env, f, r);
+  }
+
+  // The end of renderRequest() and renderResponse(): the head rendered in
+  // the environment's writer as a latin1 string, with results[kResultBits]
+  // and results[kResultContentLength]; or undefined, with
+  // results[kResultReason] saying why. The writer is left empty.
+  napi_value RenderedHead(napi_env env, const FieldsResult& f,
+                          const ResponseHead& r) {
     if (r.step_aside != kStepAsideNone) {
       writer_.Clear();
       return SteppedAside(r.step_aside);
     }
+    const HeadBuffer& head = writer_.cork();
     napi_value header;
     napi_create_string_latin1(env, reinterpret_cast<const char*>(head.data()),
                               head.size(), &header);

@@ -59,6 +59,27 @@ function writing(ctx, res, ...args) {
 // end() without data: Node's own end(), counted 'no-body' in every mode.
 const NO_DATA_END = { 'no-body': 1 };
 
+/**
+ * A differential case whose handler makes `writes` writes in one tick
+ * (`writeAll(ctx, res)`) while the client reads nothing, records 'drain',
+ * then ends the response without data.
+ */
+function writesInOneTick(mode, writes, writeAll) {
+  return differential({
+    mode,
+    request: get(),
+    pauseClientUntil: 'written',
+    handler: (req, res, ctx) => new Promise((resolve) => {
+      res.on('drain', () => ctx.record('drain', res.writableNeedDrain));
+      writeAll(ctx, res);
+      res.on('finish', resolve);
+      ctx.api.end(res);
+      ctx.signal('written').resolve();
+    }),
+    ...counts(mode, writes, { endFallback: NO_DATA_END }),
+  });
+}
+
 /** Node 22+: `n` writes counted as Node's (not under patchEnd, which leaves write() alone there). */
 function nodeWrites(mode, n) {
   return mode === 'patched' ? {} : { 'node-combines-chunks': n };
@@ -274,52 +295,32 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
     // writableLength and needDrain, each callback in its order, and
     // 'drain' must still be what separate writes give.
     test('40 writes in one tick past the highWaterMark, strings and Buffers, every 4th with a callback', () =>
-      differential({
-        mode,
-        request: get(),
-        pauseClientUntil: 'written',
-        handler: (req, res, ctx) => new Promise((resolve) => {
-          res.on('drain', () => ctx.record('drain', res.writableNeedDrain));
-          res.writeHead(200, { 'Content-Type': 'text/plain' });
-          for (let i = 0; i < 40; i++) {
-            const chunk = i % 7 === 3 ? Buffer.alloc(700, 97 + (i % 26)) :
-              (i % 11 === 5 ? `caf\u00e9 ${i} `.repeat(90) : `${i} `.repeat(300));
-            const ret = i % 4 === 3 ? writing(ctx, res, chunk, ctx.callback(`written ${i}`)) : writing(ctx, res, chunk);
-            ctx.record(`returned ${i}`, ret);
-          }
-          ctx.record('socket', { writableLength: res.socket.writableLength, needDrain: res.socket.writableNeedDrain });
-          res.on('finish', resolve);
-          ctx.api.end(res);
-          ctx.signal('written').resolve();
-        }),
-        ...counts(mode, 40, { endFallback: NO_DATA_END }),
+      writesInOneTick(mode, 40, (ctx, res) => {
+        res.writeHead(200, { 'Content-Type': 'text/plain' });
+        for (let i = 0; i < 40; i++) {
+          const chunk = i % 7 === 3 ? Buffer.alloc(700, 97 + (i % 26)) :
+            (i % 11 === 5 ? `caf\u00e9 ${i} `.repeat(90) : `${i} `.repeat(300));
+          const ret = i % 4 === 3 ? writing(ctx, res, chunk, ctx.callback(`written ${i}`)) : writing(ctx, res, chunk);
+          ctx.record(`returned ${i}`, ret);
+        }
+        ctx.record('socket', { writableLength: res.socket.writableLength, needDrain: res.socket.writableNeedDrain });
       }));
 
     test('string chunks of 16 Ki units and more among small ones in one tick: the chunk as it is, framed around', () =>
-      differential({
-        mode,
-        request: get(),
-        pauseClientUntil: 'written',
-        handler: (req, res, ctx) => new Promise((resolve) => {
-          res.on('drain', () => ctx.record('drain', res.writableNeedDrain));
-          res.setHeader('Content-Type', 'text/plain; charset=utf-8');
-          // The first chunk carries the head; then UTF-8 beyond ASCII, latin1,
-          // exactly the limit and one under it, each next to small chunks and Buffers.
-          const chunks = [
-            'a'.repeat(16 * 1024), 'small ', 'caf\u00e9 \u20ac '.repeat(3000), Buffer.from('bytes '),
-            ['\u00ff'.repeat(20000), 'latin1'], 'b'.repeat(16 * 1024 - 1), 'c'.repeat(16 * 1024), 'tail',
-          ];
-          chunks.forEach((chunk, i) => {
-            const [data, encoding] = Array.isArray(chunk) ? chunk : [chunk];
-            const args = encoding ? [data, encoding] : [data];
-            if (i % 3 === 2) args.push(ctx.callback(`written ${i}`));
-            ctx.record(`returned ${i}`, writing(ctx, res, ...args));
-          });
-          res.on('finish', resolve);
-          ctx.api.end(res);
-          ctx.signal('written').resolve();
-        }),
-        ...counts(mode, 8, { endFallback: NO_DATA_END }),
+      writesInOneTick(mode, 8, (ctx, res) => {
+        res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+        // The first chunk carries the head; then UTF-8 beyond ASCII, latin1,
+        // exactly the limit and one under it, each next to small chunks and Buffers.
+        const chunks = [
+          'a'.repeat(16 * 1024), 'small ', 'caf\u00e9 \u20ac '.repeat(3000), Buffer.from('bytes '),
+          ['\u00ff'.repeat(20000), 'latin1'], 'b'.repeat(16 * 1024 - 1), 'c'.repeat(16 * 1024), 'tail',
+        ];
+        chunks.forEach((chunk, i) => {
+          const [data, encoding] = Array.isArray(chunk) ? chunk : [chunk];
+          const args = encoding ? [data, encoding] : [data];
+          if (i % 3 === 2) args.push(ctx.callback(`written ${i}`));
+          ctx.record(`returned ${i}`, writing(ctx, res, ...args));
+        });
       }));
 
     test('one 1 MiB string written 100 times in one tick: the string shared, as Node (heap of 64 MiB)', async () => {

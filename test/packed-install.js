@@ -251,7 +251,7 @@ describe('installed without a prebuild, nothing to compile with', () => {
                  new RegExp(`^No native build was found for platform=${process.platform} arch=${process.arch} runtime=node `));
     assert.match(out.loadError, new RegExp(`loaded from: ${path.join(app, 'node_modules', pkg.name)}`));
     assertSameBytes(out);
-    assert.deepEqual(out.stats, { fast: 0, partial: 0, writes: 0, fallback: 1, reasons: { 'no-addon': 1 }, writev: { calls: 0, bytes: 0 },
+    assert.deepEqual(out.stats, { fast: 0, partial: 0, writes: 0, heads: 0, fallback: 1, reasons: { 'no-addon': 1 }, writev: { calls: 0, bytes: 0 },
       requests: { fast: 0, partial: 0, fallback: 0, reasons: {} } });
   });
 

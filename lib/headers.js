@@ -138,7 +138,7 @@ class JoinedFields {
       this.count++;
       return true;
     }
-    if (value === undefined && strict) return false;
+    if ((value === undefined || coercedTwice(value)) && strict) return false;
     if (!Array.isArray(value)) {
       this.joined += name + SEP + value + SEP;
       this.count++;
@@ -158,12 +158,25 @@ class JoinedFields {
     }
     for (let i = 0; i < value.length; i++) {
       const element = value[i];
-      if (element === undefined && strict) return false;
+      if ((element === undefined || coercedTwice(element)) && strict) return false;
       this.joined += name + SEP + element + SEP;
       this.count++;
     }
     return true;
   }
+}
+
+/**
+ * Whether Node converts `value` to a string in two ways: an object (other
+ * than an array) or a function is validated as String(value) (toString())
+ * and rendered as `'' + value` (valueOf() first), and a Symbol throws in
+ * the check. Node's own writeHead() judges and renders those (a new-user
+ * check sent `valueOf()` here where Node threw ERR_INVALID_CHAR on
+ * `toString()`).
+ */
+function coercedTwice(value) {
+  return typeof value === 'symbol' || typeof value === 'function' ||
+    (typeof value === 'object' && value !== null && !Array.isArray(value));
 }
 
 const NONE = Object.freeze(new JoinedFields());

@@ -60,19 +60,37 @@ const RENDERS_HEADS = binding !== null && !NODE_RENDERS_HEAD && nodeWriteHead !=
  *   Node's own.
  */
 function writeHead(res, statusCode, reason, obj) {
+  // A chunkedEncoding already true changes _storeHeader()'s rules for 204
+  // and 304: Node's.
   if (!RENDERS_HEADS || res._header || typeof statusCode !== 'number' || res._storeHeader !== nodeStoreHeader ||
-      (kOutHeaders !== undefined && res[kOutHeaders] !== null && res[kOutHeaders] !== undefined)) {
+      (kOutHeaders !== undefined && res[kOutHeaders] !== null && res[kOutHeaders] !== undefined) ||
+      res.chunkedEncoding) {
     return nodeWriteHead.call(res, statusCode, reason, obj);
   }
   const code = statusCode | 0;
   if (code < 100 || code > 999) return nodeWriteHead.call(res, statusCode, reason, obj);
+  // What Node's writeHead() sets before it reads the headers or validates
+  // anything: so set when a getter of the headers throws, as in Node.
+  if (typeof reason === 'string') res.statusMessage = reason;
+  else if (!res.statusMessage) res.statusMessage = STATUS_CODES[code] || 'unknown';
+  res.statusCode = code;
+  const message = res.statusMessage;
   const headers = typeof reason === 'string' ? obj : (obj ?? reason);
-  const flat = joinHeaders(headers);
+  let flat;
+  try {
+    flat = joinHeaders(headers);
+  } catch {
+    // A getter or a conversion threw: Node reads them again and throws
+    // where it throws (after its own checks).
+    flat = null;
+  }
   // _storeHeader() turns a Content-Disposition value into latin1 bytes when
   // `_contentLength` is set (end(data) through _implicitHeader(), with
-  // fields only when they come as an argument): Node's.
+  // fields only when they come as an argument): Node's. A reason phrase
+  // that is not a string is converted in two ways there (the check and
+  // the status line): Node's.
   const contentLength = res._contentLength;
-  if (flat === null || (flat.arrays && uniqueHeadersOf(res)) ||
+  if (flat === null || typeof message !== 'string' || (flat.arrays && uniqueHeadersOf(res)) ||
       (contentLength !== null && contentLength !== undefined &&
        (flat.count !== 0 || !Number.isSafeInteger(contentLength) || contentLength < 0)) ||
       (res._removedConnection && !REMOVED_CONNECTION_KEEPS_ALIVE)) {
@@ -81,11 +99,6 @@ function writeHead(res, statusCode, reason, obj) {
   const seconds = keepAliveSeconds(res);
   const max = maxRequests(res);
   if (seconds !== seconds || max !== max) return nodeWriteHead.call(res, statusCode, reason, obj);
-  // What Node's writeHead() sets before it validates anything.
-  if (typeof reason === 'string') res.statusMessage = reason;
-  else if (!res.statusMessage) res.statusMessage = STATUS_CODES[code] || 'unknown';
-  res.statusCode = code;
-  const message = res.statusMessage;
   // What it sets after the reason phrase passed, before _storeHeader():
   // given to the addon, set on the response only when the head is rendered.
   const hasBody = res._hasBody && statusHasBody(code);
@@ -99,7 +112,7 @@ function writeHead(res, statusCode, reason, obj) {
   args[ARG_KEEP_ALIVE_SECONDS] = seconds;
   args[ARG_MAX_REQUESTS] = max;
   args[ARG_BODY_BYTES] = contentLength === null || contentLength === undefined ? -1 : contentLength;
-  const header = binding.renderResponse((typeof message === 'string' ? message : '' + message) + SEP + flat.joined);
+  const header = binding.renderResponse(message + SEP + flat.joined);
   if (header === undefined) return nodeWriteHead.call(res, statusCode, reason, obj);
   res._hasBody = hasBody;
   applyHead(res, header, flat.joined, undefined);

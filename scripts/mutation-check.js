@@ -386,6 +386,22 @@ const MUTANTS = [
     to: 'false',
     suites: ['write-head'],
   },
+  {
+    name: 'write-head-message-type',
+    what: 'writeHead() under patchEnd renders a statusMessage that is not a string',
+    file: 'lib/write-head.js',
+    from: "typeof message !== 'string' || ",
+    to: '',
+    suites: ['write-head'],
+  },
+  {
+    name: 'headers-coerced-twice',
+    what: 'an object field-value given to writeHead() or send() is rendered by the package (valueOf()), not judged by Node',
+    file: 'lib/headers.js',
+    from: '    if ((value === undefined || coercedTwice(value)) && strict) return false;\n',
+    to: '    if (value === undefined && strict) return false;\n',
+    suites: ['write-head'],
+  },
 ];
 
 function copyInto(dir) {

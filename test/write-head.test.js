@@ -15,6 +15,8 @@ const { differential, get } = require('./helpers/differential');
 const { NODE_RENDERS_HEAD, NODE_COMBINES_CHUNKS } = require('../lib/node-internals');
 
 const BODY = 'hello, head';
+// One object for both runs: the recorded state holds it.
+const TWO_WAY_MESSAGE = { valueOf: () => 'VAL', toString: () => 'STR' };
 
 /** Heads the package renders: `n` on Node 20 and later, 0 on Node 18. */
 function heads(n) {
@@ -245,6 +247,55 @@ describe('res.writeHead() under patchEnd: errors, as Node throws them, nothing c
         heads: heads(1),
       }));
   }
+
+  // From a new-user check: Node sets statusCode and statusMessage before it
+  // reads the headers, so a getter that throws leaves them set.
+  test('a header getter that throws: the same error, statusCode and statusMessage set as Node sets them', () =>
+    patched({
+      handler: (req, res, ctx) => {
+        const headers = { get 'X-G'() { throw new Error('getter'); } };
+        const err = writeHead(ctx, res, 201, 'Made', headers);
+        ctx.record('threw', err === null ? null : err.message);
+        writeHead(ctx, res, 200, { 'Content-Length': 5 });
+        ctx.api.end(res, 'after');
+      },
+      heads: heads(1),
+    }));
+
+  test('a field-value whose toString() and valueOf() differ: Node checks one and sends the other', () =>
+    patched({
+      request: [get(), get()],
+      expect: { responses: 2 },
+      handler: (req, res, ctx) => {
+        const bad = { valueOf: () => 'ok', toString: () => 'bad\nInjected: 1' };
+        const good = { valueOf: () => 'value', toString: () => 'string' };
+        const err = writeHead(ctx, res, 200, { 'X-V': ctx.index === 0 ? bad : [good] });
+        ctx.record('threw', err === null ? null : err.code);
+        if (err !== null) {
+          res.statusMessage = '';
+          writeHead(ctx, res, 200, { 'Content-Length': 5 });
+        }
+        ctx.api.end(res, 'after');
+      },
+      heads: heads(1),
+    }));
+
+  test('a statusMessage that is not a string, and chunkedEncoding set before a 204', () =>
+    patched({
+      request: [get(), get()],
+      expect: { responses: 2 },
+      handler: (req, res, ctx) => {
+        if (ctx.index === 0) {
+          res.statusMessage = TWO_WAY_MESSAGE;
+          writeHead(ctx, res, 200, { 'Content-Length': 5 });
+        } else {
+          res.chunkedEncoding = true;
+          writeHead(ctx, res, 204);
+        }
+        ctx.api.end(res, 'after');
+      },
+      heads: 0,
+    }));
 
   test('writeHead() twice: ERR_HTTP_HEADERS_SENT', () =>
     patched({

@@ -62,8 +62,9 @@ function install(options) {
       fastWrite: Object.getOwnPropertyDescriptor(proto, 'fastWrite'),
       end: Object.getOwnPropertyDescriptor(proto, 'end'),
       write: Object.getOwnPropertyDescriptor(proto, 'write'),
-      // The end() and write() in effect before install(), own or inherited.
       writeHead: Object.getOwnPropertyDescriptor(proto, 'writeHead'),
+      // The end(), write() and writeHead() in effect before install(), own
+      // or inherited.
       previousEnd: proto.end,
       previousWrite: proto.write,
       previousWriteHead: proto.writeHead,

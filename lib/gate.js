@@ -81,17 +81,13 @@ function writeDirect(res, from, statusCode, head, count, body, kind, callback, c
   } else if (from === FROM_FIELDS) {
     extraBits = VALIDATE | CONTENT_LENGTH_AS_FIELD;
   }
-  const seconds = keepAliveSeconds(res);
-  const max = maxRequests(res);
-  if (seconds !== seconds || max !== max) return R.KEEP_ALIVE_VALUE;
+  if (!setKeepAliveArgs(res)) return R.KEEP_ALIVE_VALUE;
   const reason = prepareStatus(res, code);
   if (rejectsBody(res) && kind !== BODY_NONE) return R.BODY_NOT_ALLOWED;
 
   args[ARG_FD] = fd;
   setWriterArgs(fd, res, body, kind);
   args[ARG_STATE_BITS] = stateBits(res) | extraBits;
-  args[ARG_KEEP_ALIVE_SECONDS] = seconds;
-  args[ARG_MAX_REQUESTS] = max;
   // Without a body (HEAD, 204, 304) only the head goes out. end() still
   // passes the body's kind: `_contentLength` is its byte length.
   args[ARG_BODY_FLAGS] = res._hasBody ? kind : (from === FROM_RESPONSE ? kind & BODY_KIND_MASK : BODY_NONE);
@@ -284,6 +280,20 @@ function stateBits(res) {
 }
 
 /**
+ * args[ARG_KEEP_ALIVE_SECONDS] and args[ARG_MAX_REQUESTS] for `res` (what
+ * _storeHeader() prints in Keep-Alive); false, nothing set, when the addon
+ * cannot print them as Node does (a non-integer).
+ */
+function setKeepAliveArgs(res) {
+  const seconds = keepAliveSeconds(res);
+  const max = maxRequests(res);
+  if (seconds !== seconds || max !== max) return false;
+  args[ARG_KEEP_ALIVE_SECONDS] = seconds;
+  args[ARG_MAX_REQUESTS] = max;
+  return true;
+}
+
+/**
  * `Math.floor(_keepAliveTimeout / 1000)` as _storeHeader() writes it, or
  * NaN when it is not an integer the addon can print the way JavaScript does.
  */
@@ -303,5 +313,5 @@ function maxRequests(res) {
 
 module.exports = {
   FROM_RESPONSE, FROM_FIELDS, FROM_TEMPLATE, writeDirect, socketFd, uncorkNT, statusHasBody, stateBits,
-  keepAliveSeconds, maxRequests,
+  setKeepAliveArgs,
 };

@@ -145,7 +145,7 @@ function write(res, chunk, encoding, callback) {
   if ((kind & BODY_KIND_MASK) === BODY_BYTES) {
     ret = writeFramed(res, socket, chunk, chunk.byteLength, null, cb);
   } else if (chunk.length >= FRAMED_STRING_LIMIT) {
-    const bytes = (kind & BODY_KIND_MASK) === BODY_LATIN1 ? chunk.length : Buffer.byteLength(chunk, 'utf8');
+    const bytes = stringBytes(chunk, kind);
     ret = writeFramed(res, socket, chunk, bytes, bytes === chunk.length ? 'latin1' : 'utf8', cb);
   } else {
     ret = writeFramedString(res, socket, chunk, kind, cb);
@@ -169,7 +169,7 @@ function write(res, chunk, encoding, callback) {
  * response at 64 B and 1 KiB.
  */
 function writeFramedString(res, socket, chunk, kind, cb) {
-  const bytes = (kind & BODY_KIND_MASK) === BODY_LATIN1 ? chunk.length : Buffer.byteLength(chunk, 'utf8');
+  const bytes = stringBytes(chunk, kind);
   const latin1 = bytes === chunk.length;
   const encoding = latin1 ? 'latin1' : 'utf8';
   const size = bytes.toString(16);
@@ -266,6 +266,14 @@ function writeFramed(res, socket, chunk, bytes, encoding, cb) {
   if (encoding === null) socket.write(chunk);
   else socket.write(chunk, encoding);
   return writeQueued(socket, '\r\n', 'latin1', typeof cb === 'function' ? cb : nop);
+}
+
+/**
+ * A string chunk's length in bytes: its length in latin1, its UTF-8 length
+ * otherwise (equal to its length when it is ASCII: then it goes as latin1).
+ */
+function stringBytes(chunk, kind) {
+  return (kind & BODY_KIND_MASK) === BODY_LATIN1 ? chunk.length : Buffer.byteLength(chunk, 'utf8');
 }
 
 function isAscii(string) {

@@ -36,11 +36,11 @@ const {
   REMOVED_CONNECTION_KEEPS_ALIVE,
 } = require('./node-internals');
 const { applyHead } = require('./complete');
-const { stateBits, statusHasBody, keepAliveSeconds, maxRequests } = require('./gate');
+const { stateBits, statusHasBody, setKeepAliveArgs } = require('./gate');
 const { countHead } = require('./stats');
 
 const {
-  ARG_STATUS_CODE, ARG_FIELD_COUNT, ARG_STATE_BITS, ARG_KEEP_ALIVE_SECONDS, ARG_MAX_REQUESTS, ARG_BODY_BYTES,
+  ARG_STATUS_CODE, ARG_FIELD_COUNT, ARG_STATE_BITS, ARG_BODY_BYTES,
   HAS_BODY, SHOULD_KEEP_ALIVE,
 } = layout;
 
@@ -100,9 +100,7 @@ function writeHead(res, statusCode, reason, obj) {
       (res._removedConnection && !REMOVED_CONNECTION_KEEPS_ALIVE)) {
     return nodeWriteHead.call(res, statusCode, reason, obj);
   }
-  const seconds = keepAliveSeconds(res);
-  const max = maxRequests(res);
-  if (seconds !== seconds || max !== max) return nodeWriteHead.call(res, statusCode, reason, obj);
+  if (!setKeepAliveArgs(res)) return nodeWriteHead.call(res, statusCode, reason, obj);
   // What it sets after the reason phrase passed, before _storeHeader():
   // given to the addon, set on the response only when the head is rendered.
   const hasBody = res._hasBody && statusHasBody(code);
@@ -113,8 +111,6 @@ function writeHead(res, statusCode, reason, obj) {
   args[ARG_STATUS_CODE] = code;
   args[ARG_FIELD_COUNT] = flat.count;
   args[ARG_STATE_BITS] = bits;
-  args[ARG_KEEP_ALIVE_SECONDS] = seconds;
-  args[ARG_MAX_REQUESTS] = max;
   args[ARG_BODY_BYTES] = contentLength === null || contentLength === undefined ? -1 : contentLength;
   const header = binding.renderResponse(message + SEP + flat.joined);
   if (header === undefined) return nodeWriteHead.call(res, statusCode, reason, obj);

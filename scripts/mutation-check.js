@@ -302,8 +302,8 @@ const MUTANTS = [
     name: 'stream-size-in-units',
     what: "a UTF-8 chunk's size line counts UTF-16 units, not bytes",
     file: 'lib/stream.js',
-    from: "(latin1 ? chunk.length : Buffer.byteLength(chunk, 'utf8'))",
-    to: 'chunk.length',
+    from: "BODY_LATIN1 ? chunk.length : Buffer.byteLength(chunk, 'utf8');",
+    to: 'BODY_LATIN1 ? chunk.length : chunk.length;',
     suites: ['stream'],
   },
   {

@@ -9,7 +9,11 @@
 // and stats().heads says which heads the package rendered (none on Node 18,
 // where Node renders every head).
 
+const assert = require('node:assert/strict');
+const http = require('node:http');
 const { describe, test } = require('node:test');
+
+const fastResponse = require('..');
 
 const { differential, get } = require('./helpers/differential');
 const { NODE_RENDERS_HEAD, NODE_COMBINES_CHUNKS } = require('../lib/node-internals');
@@ -198,6 +202,105 @@ describe('res.writeHead() under patchEnd: rendered natively, as Node renders it'
       fast: 0,
       fallback: [{ 'no-body': 1, 'empty-body': 1 }, { 'no-body': 2 }],
     }));
+});
+
+// lib/write-head.js keeps the last head it rendered and gives it again for
+// the same inputs within the same second: each request here changes one
+// input from the request before it, on one connection (the same second, so
+// a key that missed an input would send the head before it).
+describe('res.writeHead() under patchEnd: the kept head', () => {
+  const FIELDS = { 'Content-Type': 'text/plain', 'Content-Length': BODY.length };
+  const OTHER = { 'Content-Type': 'text/html', 'Content-Length': BODY.length };
+  const LOWER = { 'content-type': 'text/html', 'Content-Length': BODY.length };
+  const STEPS = [
+    (res, ctx) => writeHead(ctx, res, 200, FIELDS),
+    // The same again: the kept head.
+    (res, ctx) => writeHead(ctx, res, 200, FIELDS),
+    (res, ctx) => writeHead(ctx, res, 200, 'Fine', FIELDS),
+    (res, ctx) => writeHead(ctx, res, 203, 'Fine', FIELDS),
+    (res, ctx) => writeHead(ctx, res, 203, 'Fine', OTHER),
+    // keepAliveTimeout, set by the step before (the server's, copied to
+    // each response when its request is parsed).
+    (res, ctx) => writeHead(ctx, res, 203, 'Fine', OTHER),
+    // maxRequestsPerSocket, set by the step before.
+    (res, ctx) => writeHead(ctx, res, 203, 'Fine', OTHER),
+    // A field-name that differs only in case: the same count and values.
+    (res, ctx) => writeHead(ctx, res, 203, 'Fine', LOWER),
+    // The state bits: no Date field.
+    (res, ctx) => {
+      res.sendDate = false;
+      writeHead(ctx, res, 203, 'Fine', LOWER);
+    },
+  ];
+
+  test('each input of the head changed in turn, one connection', () =>
+    patched({
+      request: STEPS.map(() => get()),
+      expect: { responses: STEPS.length },
+      handler: (req, res, ctx) => {
+        STEPS[ctx.index](res, ctx);
+        if (ctx.index === 4) req.socket.server.keepAliveTimeout = 9000;
+        if (ctx.index === 5) req.socket.server.maxRequestsPerSocket = 50;
+        ctx.api.end(res, BODY);
+      },
+      heads: heads(STEPS.length),
+    }));
+
+  test('_contentLength from Node\'s own end(): Content-Length: 0, then a chunked head for the same status', () =>
+    patched({
+      request: [get(), get(), get()],
+      expect: { responses: 3 },
+      handler: (req, res, ctx) => {
+        res.statusCode = 404;
+        if (ctx.index === 1) ctx.api.write(res, 'streamed');
+        ctx.api.end(res);
+      },
+      heads: heads(3),
+      writes: framed(1),
+      fast: 0,
+      fallback: { 'no-body': 3 },
+    }));
+
+  test('the Date field of the second that renders it: a head kept from the second before is not given again', {
+    skip: NODE_RENDERS_HEAD && 'Node 18 renders every head',
+  }, async () => {
+    const uninstall = fastResponse.install({ patchEnd: true });
+    const dates = [];
+    const server = http.createServer((req, res) => {
+      const before = Math.floor(Date.now() / 1000);
+      res.writeHead(200, FIELDS);
+      const after = Math.floor(Date.now() / 1000);
+      dates.push({ field: /\r\nDate: ([^\r]*)\r\n/.exec(res._header)[1], before, after });
+      res.end(BODY);
+    });
+    try {
+      await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      const fetchOne = () => new Promise((resolve, reject) => {
+        http.get({ port: server.address().port, host: '127.0.0.1', agent }, (res) => {
+          res.resume();
+          res.on('end', resolve);
+        }).on('error', reject);
+      });
+      const before = fastResponse.stats().heads;
+      await fetchOne();
+      // Into the next second: the same inputs, a new Date.
+      await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 20));
+      await fetchOne();
+      agent.destroy();
+      assert.equal(fastResponse.stats().heads - before, 2, 'heads rendered by the package');
+    } finally {
+      uninstall();
+      server.close();
+    }
+    assert.equal(dates.length, 2);
+    for (const { field, before, after } of dates) {
+      const seconds = [];
+      for (let s = before; s <= after; s++) seconds.push(new Date(s * 1000).toUTCString());
+      assert.ok(seconds.includes(field), `Date: ${field} is of a second during writeHead() (${seconds.join(', ')})`);
+    }
+    assert.notEqual(dates[0].field, dates[1].field, 'a Date field per second');
+  });
 });
 
 describe('res.writeHead() under patchEnd: where Node renders the head', () => {

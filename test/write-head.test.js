@@ -261,15 +261,19 @@ describe('res.writeHead() under patchEnd: the kept head', () => {
       fallback: { 'no-body': 3 },
     }));
 
-  test('the Date field of the second that renders it: a head kept from the second before is not given again', {
+  test('the Date field of the second that renders it: a head kept from the second before is not given again, fake timers or not', {
     skip: NODE_RENDERS_HEAD && 'Node 18 renders every head',
   }, async () => {
     const uninstall = fastResponse.install({ patchEnd: true });
     const dates = [];
+    // As fake timers do: Date.now frozen after the package loaded. The
+    // addon's Date field reads the wall clock all the same.
+    const realNow = Date.now;
+    Date.now = () => 0;
     const server = http.createServer((req, res) => {
-      const before = Math.floor(Date.now() / 1000);
+      const before = Math.floor(realNow() / 1000);
       res.writeHead(200, FIELDS);
-      const after = Math.floor(Date.now() / 1000);
+      const after = Math.floor(realNow() / 1000);
       dates.push({ field: /\r\nDate: ([^\r]*)\r\n/.exec(res._header)[1], before, after });
       res.end(BODY);
     });
@@ -285,11 +289,12 @@ describe('res.writeHead() under patchEnd: the kept head', () => {
       const before = fastResponse.stats().heads;
       await fetchOne();
       // Into the next second: the same inputs, a new Date.
-      await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 20));
+      await new Promise((resolve) => setTimeout(resolve, 1000 - (realNow() % 1000) + 20));
       await fetchOne();
       agent.destroy();
       assert.equal(fastResponse.stats().heads - before, 2, 'heads rendered by the package');
     } finally {
+      Date.now = realNow;
       uninstall();
       server.close();
     }

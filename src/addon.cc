@@ -63,6 +63,7 @@ class FastResponse : public Napi::Addon<FastResponse> {
             HotMethod<&FastResponse::FlushWriter, 0>(env, "flushWriter"),
             HotMethod<&FastResponse::RenderRequest, 1>(env, "renderRequest"),
             HotMethod<&FastResponse::RenderResponse, 1>(env, "renderResponse"),
+            HotMethod<&FastResponse::ClockSecond, 0>(env, "clockSecond"),
             InstanceMethod("openWriter", &FastResponse::OpenWriter),
             InstanceMethod("closeWriter", &FastResponse::CloseWriter),
             InstanceMethod("compileTemplate", &FastResponse::CompileTemplate),
@@ -381,6 +382,17 @@ class FastResponse : public Napi::Addon<FastResponse> {
     writer.Consume(limit);
     if (writer.pending_count() == 0) writer.Clear(KeepBytes(writer));
     return parts;
+  }
+
+  // clockSecond(): the second of the clock the Date field reads
+  // (DateCache::CurrentSecond()), for lib/write-head.js's kept head. A
+  // test's fake timers replace Date.now, even before the package loads; they
+  // do not move this clock, and neither Node's Date field nor the addon's.
+  napi_value ClockSecond(napi_env env, napi_value /*unused*/,
+                         napi_value /*unused*/) {
+    napi_value out = nullptr;
+    napi_create_int64(env, DateCache::CurrentSecond(), &out);
+    return out;
   }
 
   // formatDate(unixSeconds): the IMF-fixdate head.cc writes (for tests).

@@ -317,11 +317,16 @@ void DateCache::Format(int64_t unix_seconds, char out[kLength + 1]) {
   out[kLength] = '\0';
 }
 
-const char* DateCache::Now() {
+int64_t DateCache::CurrentSecond() {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
-  if (ts.tv_sec != second_) {
-    second_ = ts.tv_sec;
+  return static_cast<int64_t>(ts.tv_sec);
+}
+
+const char* DateCache::Now() {
+  const int64_t now = CurrentSecond();
+  if (now != second_) {
+    second_ = now;
     Format(second_, text_);
   }
   return text_;

@@ -167,6 +167,8 @@ class DateCache {
   // "Sun, 06 Nov 1994 08:49:37 GMT": always 29 bytes.
   static constexpr size_t kLength = 29;
   const char* Now();
+  // The second of the clock Now() reads (CLOCK_REALTIME, Unix seconds).
+  static int64_t CurrentSecond();
   // Formats `unix_seconds` (exposed for tests).
   static void Format(int64_t unix_seconds, char out[kLength + 1]);
 

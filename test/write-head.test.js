@@ -10,10 +10,8 @@
 // where Node renders every head).
 
 const assert = require('node:assert/strict');
-const http = require('node:http');
+const { spawnSync } = require('node:child_process');
 const { describe, test } = require('node:test');
-
-const fastResponse = require('..');
 
 const { differential, get } = require('./helpers/differential');
 const { NODE_RENDERS_HEAD, NODE_COMBINES_CHUNKS } = require('../lib/node-internals');
@@ -261,24 +259,27 @@ describe('res.writeHead() under patchEnd: the kept head', () => {
       fallback: { 'no-body': 3 },
     }));
 
-  test('the Date field of the second that renders it: a head kept from the second before is not given again, fake timers or not', {
-    skip: NODE_RENDERS_HEAD && 'Node 18 renders every head',
-  }, async () => {
-    const uninstall = fastResponse.install({ patchEnd: true });
-    const dates = [];
-    // As fake timers do: Date.now frozen after the package loaded. The
-    // addon's Date field reads the wall clock all the same.
+  // The kept head's second comes from the addon's clock. Fake timers
+  // replace Date.now (sinon and jest replace the whole Date), also before
+  // the package loads and with an offset (a new-user check): Node's own
+  // Date field follows none of them, and neither may this one.
+  const DATE_CHILD = `
+    const http = require('node:http');
     const realNow = Date.now;
-    Date.now = () => 0;
+    const fake = process.argv[1];
+    if (fake === 'frozen') Date.now = () => 0;
+    if (fake === 'offset') Date.now = () => realNow() + 500;
+    const fastResponse = require(${JSON.stringify(require.resolve('..'))});
+    fastResponse.install({ patchEnd: true });
+    const dates = [];
     const server = http.createServer((req, res) => {
       const before = Math.floor(realNow() / 1000);
-      res.writeHead(200, FIELDS);
+      res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': 2 });
       const after = Math.floor(realNow() / 1000);
-      dates.push({ field: /\r\nDate: ([^\r]*)\r\n/.exec(res._header)[1], before, after });
-      res.end(BODY);
+      dates.push({ field: /\\r\\nDate: ([^\\r]*)\\r\\n/.exec(res._header)[1], before, after });
+      res.end('ok');
     });
-    try {
-      await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+    server.listen(0, '127.0.0.1', async () => {
       const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
       const fetchOne = () => new Promise((resolve, reject) => {
         http.get({ port: server.address().port, host: '127.0.0.1', agent }, (res) => {
@@ -286,26 +287,36 @@ describe('res.writeHead() under patchEnd: the kept head', () => {
           res.on('end', resolve);
         }).on('error', reject);
       });
-      const before = fastResponse.stats().heads;
-      await fetchOne();
-      // Into the next second: the same inputs, a new Date.
-      await new Promise((resolve) => setTimeout(resolve, 1000 - (realNow() % 1000) + 20));
-      await fetchOne();
+      // Twice in each of three seconds, the second time 600 ms in: with the
+      // offset clock, a key from Date.now would cross its second there.
+      for (let i = 0; i < 3; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 1000 - (realNow() % 1000) + 20));
+        await fetchOne();
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        await fetchOne();
+      }
       agent.destroy();
-      assert.equal(fastResponse.stats().heads - before, 2, 'heads rendered by the package');
-    } finally {
-      Date.now = realNow;
-      uninstall();
       server.close();
-    }
-    assert.equal(dates.length, 2);
-    for (const { field, before, after } of dates) {
-      const seconds = [];
-      for (let s = before; s <= after; s++) seconds.push(new Date(s * 1000).toUTCString());
-      assert.ok(seconds.includes(field), `Date: ${field} is of a second during writeHead() (${seconds.join(', ')})`);
-    }
-    assert.notEqual(dates[0].field, dates[1].field, 'a Date field per second');
-  });
+      console.log(JSON.stringify({ dates, heads: fastResponse.stats().heads }));
+    });
+  `;
+
+  for (const fake of ['none', 'frozen', 'offset']) {
+    test(`the Date field of the second that renders it, across seconds; Date.now replaced before the package loads: ${fake}`, {
+      skip: NODE_RENDERS_HEAD && 'Node 18 renders every head',
+    }, () => {
+      const r = spawnSync(process.execPath, ['-e', DATE_CHILD, fake], { encoding: 'utf8', timeout: 30000 });
+      assert.equal(r.status, 0, r.stderr);
+      const { dates, heads: rendered } = JSON.parse(r.stdout);
+      assert.equal(rendered, 6, 'heads rendered by the package');
+      assert.equal(dates.length, 6);
+      for (const { field, before, after } of dates) {
+        const seconds = [];
+        for (let s = before; s <= after; s++) seconds.push(new Date(s * 1000).toUTCString());
+        assert.ok(seconds.includes(field), `Date: ${field} is of a second during writeHead() (${seconds.join(', ')})`);
+      }
+    });
+  }
 });
 
 describe('res.writeHead() under patchEnd: where Node renders the head', () => {

@@ -386,8 +386,8 @@ class FastResponse : public Napi::Addon<FastResponse> {
 
   // clockSecond(): the second of the clock the Date field reads
   // (DateCache::CurrentSecond()), for lib/write-head.js's kept head. A
-  // test's fake timers replace Date.now, even before the package loads; they
-  // do not move this clock, and neither Node's Date field nor the addon's.
+  // test's fake timers replace Date.now, even before the package loads, but
+  // not this clock; Node's Date field and the addon's read this clock too.
   napi_value ClockSecond(napi_env env, napi_value /*unused*/,
                          napi_value /*unused*/) {
     napi_value out = nullptr;

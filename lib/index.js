@@ -12,7 +12,7 @@
 const { inspect } = require('node:util');
 const {
   ServerResponse, nodeEnd, isNodesEnd, setPackageEnd, nodeWrite, isNodesWrite, setPackageWrite, NODE_COMBINES_CHUNKS,
-  nodeWriteHead, setPackageWriteHead,
+  nodeWriteHead, setPackageWriteHead, nodeUncork,
 } = require('./node-internals');
 const { write } = require('./stream');
 const { writeHead, RENDERS_HEADS } = require('./write-head');
@@ -22,6 +22,7 @@ const { send, template, json } = require('./send');
 const statistics = require('./stats');
 const { installClient, uninstallClient } = require('./client');
 const { R } = require('./reasons');
+const { uncork: uncorkJoined, JOINS_CHUNKS } = require('./chunked-buffer');
 
 let installed = null;
 
@@ -32,7 +33,8 @@ const native = loadError === null;
  * Defines `ServerResponse.prototype.fastEnd(data[, encoding][, callback])`
  * and `fastWrite()`, and `ClientRequest.prototype.fastEnd()` (lib/client.js);
  * with `{ patchEnd: true }` also routes every `res.end()`, `res.write()` and
- * `res.writeHead()` (lib/write-head.js)
+ * `res.writeHead()` (lib/write-head.js), and on Node 24 and later
+ * `res.uncork()` (lib/chunked-buffer.js),
  * of every http.ServerResponse, and every `req.end()` of every
  * http.ClientRequest, through the fast path (Express, Fastify, Koa and
  * clients built on http.request() gain without code changes). Calling it
@@ -63,6 +65,7 @@ function install(options) {
       end: Object.getOwnPropertyDescriptor(proto, 'end'),
       write: Object.getOwnPropertyDescriptor(proto, 'write'),
       writeHead: Object.getOwnPropertyDescriptor(proto, 'writeHead'),
+      uncork: Object.getOwnPropertyDescriptor(proto, 'uncork'),
       // The end(), write() and writeHead() in effect before install(), own
       // or inherited.
       previousEnd: proto.end,
@@ -91,6 +94,9 @@ function install(options) {
       setPackageWrite(patchedWriteMethod);
       defineMethod(proto, 'write', patchedWriteMethod);
     }
+    // uncork() too, over Node's own on Node 22 and later: the string chunks
+    // of a tick joined before Node sends them (lib/chunked-buffer.js).
+    if (JOINS_CHUNKS && proto.uncork === nodeUncork) defineMethod(proto, 'uncork', uncorkJoined);
     // writeHead() too, over Node's own: the head rendered natively where
     // Node's would take its headers argument as it is (lib/write-head.js).
     // Not on Node 18, whose head rules differ.
@@ -249,6 +255,7 @@ function uninstall() {
   if (installed.patchedEnd) restore(proto, 'end', installed.end);
   if (proto.write === patchedWriteMethod) restore(proto, 'write', installed.write);
   if (proto.writeHead === patchedWriteHeadMethod) restore(proto, 'writeHead', installed.writeHead);
+  if (proto.uncork === uncorkJoined) restore(proto, 'uncork', installed.uncork);
   setPackageEnd(null);
   setPackageWrite(null);
   setPackageWriteHead(null);

@@ -222,7 +222,16 @@ const CLIENT_PATH_GAINS = Number(process.versions.node.split('.')[0]) < 24;
 
 // Node 22 and later collect the chunked writes of a corked tick into one
 // chunk (kChunkedBuffer) and write it when the tick ends.
-const NODE_COMBINES_CHUNKS = findSymbol(probe, 'kChunkedBuffer') !== undefined;
+const kChunkedBuffer = findSymbol(probe, 'kChunkedBuffer');
+const kChunkedLength = findSymbol(probe, 'kChunkedLength');
+const kCorked = findSymbol(probe, 'corked');
+const NODE_COMBINES_CHUNKS = kChunkedBuffer !== undefined;
+/**
+ * Node's own OutgoingMessage.prototype.uncork (Node 22 and later: it sends
+ * the tick's kChunkedBuffer as one chunk), or null.
+ */
+const nodeUncork = NODE_COMBINES_CHUNKS && kChunkedLength !== undefined && kCorked !== undefined ?
+  nodesOwnOrNull(OutgoingMessage.prototype.uncork, 'uncork', ['kChunkedBuffer', 'crlf_buf']) : null;
 
 // Node 18's socket calls a write's callback with no argument when it is
 // the only write of an uncork, and with one (undefined) when several go out
@@ -259,6 +268,9 @@ module.exports = {
   setPackageWrite,
   kNeedDrain,
   NODE_COMBINES_CHUNKS,
+  kChunkedBuffer,
+  kCorked,
+  nodeUncork,
   CLIENT_PATH_GAINS,
   socketWrite,
   FAILED_WRITE_COUNTED,

@@ -1,11 +1,13 @@
 'use strict';
 
 // res.uncork() under install({ patchEnd: true }) (and register) on Node 22
-// and later, which collect the chunked writes of a corked tick into one
-// chunk (kChunkedBuffer: entries chunk, encoding, callback) and send it
-// when the tick ends, from their uncork(): the size line, CRLF, each entry
-// with its own socket write, CRLF. Eight writes in one tick are eleven
-// socket writes there, each through the socket's Writable.
+// and later, which collect the chunked writes of a corked response into
+// one chunk (kChunkedBuffer: entries chunk, encoding, callback) and send it
+// from their uncork(): the size line, CRLF, each entry with its own socket
+// write, CRLF. Node 24 and later cork the response for the tick on its
+// first write(), so eight writes in one tick are eleven socket writes
+// there, each through the socket's Writable; Node 22 corks the socket, and
+// collects only after a user's res.cork() with the head sent.
 //
 // Before Node's own uncork() sends them, the entries that are strings of
 // one encoding class (UTF-8, or latin1) are joined into one entry: the same
@@ -110,4 +112,4 @@ function isLowSurrogate(code) {
 /** Whether uncork() can be installed over this Node's own. */
 const JOINS_CHUNKS = nodeUncork !== null;
 
-module.exports = { uncork, joinChunks, JOINS_CHUNKS };
+module.exports = { uncork, JOINS_CHUNKS };

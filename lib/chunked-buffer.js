@@ -21,10 +21,12 @@
 // another encoding (Node's socket encodes each on its own), a UTF-8 join
 // that would pair surrogates written apart (each half is written as U+FFFD
 // alone), a destroyed response or socket (Node's uncork() reports the error
-// to each callback on its own tick), and any uncork() that does not send
-// (a nested cork()).
+// to each callback on its own tick), a replaced _send(), _writeRaw() or
+// socket.write(), and any uncork() that does not send (a nested cork()).
 
-const { kChunkedBuffer, kCorked, nodeUncork, defaultEncodingIsUtf8 } = require('./node-internals');
+const {
+  kChunkedBuffer, kCorked, nodeUncork, defaultEncodingIsUtf8, sendsThroughNode, socketWrite,
+} = require('./node-internals');
 
 const UTF8 = 1;
 const LATIN1 = 2;
@@ -52,7 +54,10 @@ function joinChunks(res) {
   const length = buf.length;
   if (length < 6 || res[kCorked] !== 1 || res.destroyed) return;
   const socket = res.socket;
-  if (!socket || socket.destroyed) return;
+  // Instrumentation that wraps _send(), _writeRaw() or socket.write() sees
+  // Node's calls, one per write(), as lib/gate.js and lib/stream.js step
+  // aside for it (a new-user check found it saw the joined ones).
+  if (!socket || socket.destroyed || socket.write !== socketWrite || !sendsThroughNode(res)) return;
   let out = null;
   for (let i = 0; i < length;) {
     const kind = joinClass(buf[i], buf[i + 1], socket);

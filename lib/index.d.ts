@@ -234,7 +234,7 @@ declare namespace fastResponse {
      * Also route every `res.end(data)`, `res.write()` and `res.writeHead()`
      * (its head rendered natively where Node's takes the headers argument
      * as it is, Node 20 and later) of every
-     * http.ServerResponse (on Node 24 and later also `res.uncork()`: the
+     * http.ServerResponse (on Node 22 and later also `res.uncork()`: the
      * string chunks Node collected in a tick joined before Node sends
      * them, the same bytes), and every `req.end()` of every
      * http.ClientRequest, through the fast path (Express, Fastify and Koa,

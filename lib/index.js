@@ -33,7 +33,7 @@ const native = loadError === null;
  * Defines `ServerResponse.prototype.fastEnd(data[, encoding][, callback])`
  * and `fastWrite()`, and `ClientRequest.prototype.fastEnd()` (lib/client.js);
  * with `{ patchEnd: true }` also routes every `res.end()`, `res.write()` and
- * `res.writeHead()` (lib/write-head.js), and on Node 24 and later
+ * `res.writeHead()` (lib/write-head.js), and on Node 22 and later
  * `res.uncork()` (lib/chunked-buffer.js),
  * of every http.ServerResponse, and every `req.end()` of every
  * http.ClientRequest, through the fast path (Express, Fastify, Koa and

@@ -34,17 +34,24 @@ function collected(node, pattern) {
 /**
  * Serves one GET with `handler(res, record)` on a fresh server: the
  * response's bytes (Date masked), what the handler recorded, and the
- * socket.write() calls the server made.
+ * writes its socket flushed.
  */
 async function run(handler) {
   const records = [];
+  // The writes the socket's Writable hands on at its flush (_writev()'s
+  // chunks, or one _write()): one per socket.write() call. Counted there,
+  // not by wrapping socket.write(), which the package steps aside for.
   let socketWrites = 0;
-  const socketWrite = net.Socket.prototype.write;
   const server = http.createServer((req, res) => {
     const socket = res.socket;
-    socket.write = function write(...args) {
+    const { _writev: writev, _write: write } = socket;
+    socket._writev = function _writev(chunks, cb) {
+      socketWrites += chunks.length;
+      return writev.call(this, chunks, cb);
+    };
+    socket._write = function _write(data, encoding, cb) {
       socketWrites++;
-      return socketWrite.apply(this, args);
+      return write.call(this, data, encoding, cb);
     };
     handler(res, (...what) => records.push(what));
   });
@@ -149,6 +156,37 @@ test('a response destroyed with its chunks collected: each callback\'s error, as
     res.on('close', () => record('close'));
     res.destroy();
   });
+});
+
+// Instrumentation that wraps a response's _writeRaw() (or _send(), or the
+// socket's write()) must see what Node's own calls would be, one per
+// write(): the package steps aside for it (as 'write-raw-replaced' and
+// 'socket-write-replaced' elsewhere).
+test('a wrapped _writeRaw() or socket.write() sees Node\'s calls, one per write()', { skip }, async () => {
+  for (const wrap of ['_writeRaw', 'socket.write']) {
+    await differential((res, record) => {
+      if (wrap === '_writeRaw') {
+        const writeRaw = res._writeRaw;
+        res._writeRaw = function _writeRaw(data, encoding, ...rest) {
+          record('_writeRaw', typeof data === 'string' ? data : `<${data.length} bytes>`, encoding);
+          return writeRaw.call(this, data, encoding, ...rest);
+        };
+      } else {
+        const socket = res.socket;
+        const write = socket.write;
+        socket.write = function wrapped(data, encoding, ...rest) {
+          record('socket.write', typeof data === 'string' ? data : `<${data.length} bytes>`, encoding);
+          return write.call(this, data, encoding, ...rest);
+        };
+      }
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      writing(res, record, 'a', 'a1');
+      writing(res, record, 'b', 'b1', 'utf-8');
+      writing(res, record, 'c', 'c1', 'binary');
+      writing(res, record, 'd', 'd1', 'latin1');
+      res.end(() => record('end'));
+    });
+  }
 });
 
 test('uninstall() puts Node\'s own uncork() back', { skip }, () => {

@@ -95,7 +95,8 @@ function install(options) {
       defineMethod(proto, 'write', patchedWriteMethod);
     }
     // uncork() too, over Node's own on Node 22 and later: the string chunks
-    // of a tick joined before Node sends them (lib/chunked-buffer.js).
+    // of a tick framed into one write (24 and later) or joined before Node
+    // sends them (lib/chunked-buffer.js).
     if (JOINS_CHUNKS && proto.uncork === nodeUncork) defineMethod(proto, 'uncork', uncorkJoined);
     // writeHead() too, over Node's own: the head rendered natively where
     // Node's would take its headers argument as it is (lib/write-head.js).

@@ -269,6 +269,7 @@ module.exports = {
   kNeedDrain,
   NODE_COMBINES_CHUNKS,
   kChunkedBuffer,
+  kChunkedLength,
   kCorked,
   nodeUncork,
   CLIENT_PATH_GAINS,

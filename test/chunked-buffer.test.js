@@ -2,12 +2,14 @@
 
 // res.uncork() under install({ patchEnd: true }) on Node 22 and later
 // (lib/chunked-buffer.js): the string chunks Node collected in a tick are
-// joined before Node's own uncork() sends them. Each case runs the same
+// framed into one _send() (Node 24 and later) or joined before Node's own
+// uncork() sends them. Each case runs the same
 // handler without the package and under patchEnd, in this process, and
 // requires the same bytes (Date masked), the same callbacks in the same
 // order with the same arguments, the same write() return values and
 // writableLength after each write; and, where Node collected the chunks
-// itself, the socket writes counted below Node's by what was joined.
+// itself, the socket writes counted below Node's by what was framed or
+// joined.
 
 const assert = require('node:assert');
 const http = require('node:http');
@@ -15,7 +17,7 @@ const net = require('node:net');
 const { test } = require('node:test');
 
 const fastResponse = require('..');
-const { JOINS_CHUNKS } = require('../lib/chunked-buffer');
+const { JOINS_CHUNKS, FRAMES_CHUNK } = require('../lib/chunked-buffer');
 
 const skip = JOINS_CHUNKS ? false : 'Node 18 and 20 (no kChunkedBuffer): write() is the package\'s own there';
 // Node 24 and later collect every tick's chunked writes; Node 22 only
@@ -36,13 +38,13 @@ function collected(node, pattern) {
  * response's bytes (Date masked), what the handler recorded, and the
  * writes its socket flushed.
  */
-async function run(handler) {
+async function run(handler, options = {}) {
   const records = [];
   // The writes the socket's Writable hands on at its flush (_writev()'s
   // chunks, or one _write()): one per socket.write() call. Counted there,
   // not by wrapping socket.write(), which the package steps aside for.
   let socketWrites = 0;
-  const server = http.createServer((req, res) => {
+  const server = http.createServer(options, (req, res) => {
     const socket = res.socket;
     const { _writev: writev, _write: write } = socket;
     socket._writev = function _writev(chunks, cb) {
@@ -57,8 +59,11 @@ async function run(handler) {
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const bytes = await new Promise((resolve, reject) => {
+    // write(), not end(): a client's FIN would end the response early
+    // (the server closes its side), before writes on later ticks. The
+    // server closes after the response (Connection: close).
     const client = net.connect(server.address().port, '127.0.0.1', () => {
-      client.end('GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      client.write('GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     });
     const parts = [];
     client.on('data', (d) => parts.push(d));
@@ -69,13 +74,13 @@ async function run(handler) {
   return { bytes: bytes.replace(/\r\nDate: [^\r]*/, '\r\nDate: -'), records, socketWrites };
 }
 
-/** The handler once with Node's own uncork() and once under patchEnd. */
-async function differential(handler) {
-  const node = await run(handler);
+/** The handler once with Node's own uncork() and once under patchEnd (`options` the server's). */
+async function differential(handler, options) {
+  const node = await run(handler, options);
   const uninstall = fastResponse.install({ patchEnd: true });
   let fast;
   try {
-    fast = await run(handler);
+    fast = await run(handler, options);
   } finally {
     uninstall();
   }
@@ -91,15 +96,85 @@ function writing(res, record, name, chunk, encoding) {
   record('write', name, ret, res.writableLength, res.writableNeedDrain);
 }
 
-test('eight UTF-8 strings in one tick, then end(): one socket write for the data where Node makes eight', { skip }, async () => {
+test('eight UTF-8 strings in one tick, then end(): one socket write for the chunk where Node makes eleven', { skip }, async () => {
   const { node, fast } = await differential((res, record) => {
     res.writeHead(200, { 'Content-Type': 'text/plain' });
     for (let i = 0; i < 8; i++) writing(res, record, `w${i}`, `chunk ${i} \u00e9\u2713 `);
     res.end(() => record('end'));
   });
-  // Node's uncork() wrote size line, CRLF, eight chunks, CRLF; joined: one.
+  // Node's uncork() wrote the head with the size line, CRLF, eight chunks,
+  // CRLF, then end() the last chunk: 12. Framed: the chunk and the last
+  // chunk.
   if (collected(node, /\r\n\r\n[0-9a-f]+\r\n(chunk \d [^\r]*){8}\r\n0\r\n\r\n$/)) {
-    assert.equal(fast.socketWrites, node.socketWrites - 7);
+    assert.equal(node.socketWrites, 12);
+    assert.equal(fast.socketWrites, FRAMES_CHUNK ? 2 : 5);
+  }
+});
+
+test('one write per tick, ASCII and UTF-8: one socket write a tick where Node makes four', { skip }, async () => {
+  const chunks = ['data: one\n\n', 'data: caf\u00e9 \u2713\n\n', 'data: \ud83d\ude00\n\n', 'data: four\n\n'];
+  const { node, fast } = await differential((res, record) => {
+    res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+    let i = 0;
+    const next = () => {
+      writing(res, record, `w${i}`, chunks[i]);
+      if (++i < chunks.length) setImmediate(next);
+      else setImmediate(() => res.end(() => record('end')));
+    };
+    next();
+  });
+  assert.match(node.bytes, /\r\n\r\nb\r\ndata: one\n\n\r\n11\r\n[^\r]+\r\nc\r\n[^\r]+\r\nc\r\ndata: four\n\n\r\n0\r\n\r\n$/);
+  if (MAJOR >= 24) {
+    // Each tick: the size line (with the head, the first), CRLF, the
+    // chunk, CRLF; then the last chunk.
+    assert.equal(node.socketWrites, 4 * chunks.length + 1);
+    assert.equal(fast.socketWrites, chunks.length + 1);
+  }
+});
+
+test('a head with latin1 bytes beyond ASCII: framed with ASCII chunks, Node\'s sends with UTF-8 ones', { skip }, async () => {
+  for (const chunk of ['plain ', 'caf\u00e9 ']) {
+    const { node, fast } = await differential((res, record) => {
+      res.writeHead(200, { 'Content-Type': 'text/plain', 'X-Name': 'caf\u00e9' });
+      writing(res, record, 'a', chunk);
+      writing(res, record, 'b', chunk, 'utf8');
+      res.end(() => record('end'));
+    });
+    // The head's byte 0xe9 as Node writes it (latin1), whatever the chunk.
+    assert.ok(node.bytes.includes('X-Name: caf\u00e9\r\n'), 'the head as latin1');
+    if (collected(node, /\r\n\r\n[0-9a-f]+\r\n[^\r]*\r\n0\r\n\r\n$/)) {
+      // Node: the head with the size line, CRLF, two chunks, CRLF, the last
+      // chunk. UTF-8 chunks after a head beyond ASCII are joined instead.
+      assert.equal(node.socketWrites, 6);
+      assert.equal(fast.socketWrites, FRAMES_CHUNK && chunk === 'plain ' ? 2 : 5);
+    }
+  }
+});
+
+test('one string past MAX_FRAMED_UNITS in a tick: Node\'s sends', { skip }, async () => {
+  const { node, fast } = await differential((res, record) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    writing(res, record, 'large', 'L'.repeat(16 * 1024));
+    res.end(() => record('end'));
+  });
+  if (collected(node, /\r\n\r\n4000\r\nL+\r\n0\r\n\r\n$/)) assert.equal(fast.socketWrites, node.socketWrites);
+});
+
+test('writes in one tick past the high-water mark: false, then \'drain\' when the framed chunk is written, as Node', { skip }, async () => {
+  const { node } = await differential((res, record) => {
+    res.on('drain', () => record('drain', res.writableLength));
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    // Two writes past the socket's high-water mark (1 KiB here), framed
+    // together within MAX_FRAMED_UNITS.
+    const size = res.writableHighWaterMark / 2 + 100;
+    writing(res, record, 'a', 'a'.repeat(size));
+    writing(res, record, 'b', 'b'.repeat(size));
+    process.nextTick(() => record('next tick'));
+    setImmediate(() => res.end(() => record('end')));
+  }, { highWaterMark: 1024 });
+  if (MAJOR >= 24) {
+    assert.ok(node.records.some((r) => r[0] === 'write' && r[2] === false), 'a write() returned false');
+    assert.deepStrictEqual(node.records.slice(2, 4), [['drain', 0], ['next tick']], 'Node emitted \'drain\' at its uncork()');
   }
 });
 
@@ -128,8 +203,19 @@ test('surrogate halves written apart, an empty chunk, latin1, a Buffer and a 20 
   }
 });
 
-test('writes across ticks with a nested cork(): joined only where Node sends', { skip }, async () => {
-  await differential((res, record) => {
+test('surrogate halves written apart in one tick, UTF-8 only: each half as U+FFFD, as Node', { skip }, async () => {
+  const { node } = await differential((res, record) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    writing(res, record, 'high', 'a\ud83d');
+    writing(res, record, 'low', '\ude00b');
+    res.end(() => record('end'));
+  });
+  // One chunk from Node 24 on, two before.
+  assert.equal(node.bytes.split('\u00ef\u00bf\u00bd').length, 3, 'each half as U+FFFD');
+});
+
+test('writes across ticks with a nested cork(): framed only where Node sends', { skip }, async () => {
+  const { node, fast } = await differential((res, record) => {
     res.writeHead(200, { 'Content-Type': 'text/plain' });
     res.cork();
     writing(res, record, 'a', 'one ');
@@ -138,6 +224,8 @@ test('writes across ticks with a nested cork(): joined only where Node sends', {
     writing(res, record, 'c', 'three ');
     res.uncork();
     record('after inner uncork', res.writableLength);
+    // Still corked: one chunk with the three before it.
+    writing(res, record, 'between', 'between ');
     res.uncork();
     record('after outer uncork', res.writableLength);
     setImmediate(() => {
@@ -146,6 +234,10 @@ test('writes across ticks with a nested cork(): joined only where Node sends', {
       res.end(() => record('end'));
     });
   });
+  // Node: four chunks collected, sent at the outer uncork() (size line
+  // with the head, CRLF, four, CRLF); two at end() (five); the last
+  // chunk. Framed: one each.
+  if (MAJOR >= 24) assert.deepStrictEqual([node.socketWrites, fast.socketWrites], [13, 3]);
 });
 
 test('a response destroyed with its chunks collected: each callback\'s error, as Node', { skip }, async () => {
@@ -163,7 +255,8 @@ test('a response destroyed with its chunks collected: each callback\'s error, as
 // write(): the package steps aside for it (as 'write-raw-replaced' and
 // 'socket-write-replaced' elsewhere).
 test('a wrapped _writeRaw() or socket.write() sees Node\'s calls, one per write()', { skip }, async () => {
-  for (const wrap of ['_writeRaw', 'socket.write']) {
+  for (const [wrap, encodings] of [['_writeRaw', ['utf-8', 'binary']], ['socket.write', ['utf-8', 'binary']],
+                                   ['_writeRaw', ['utf8', 'utf8']], ['socket.write', ['utf8', 'utf8']]]) {
     await differential((res, record) => {
       if (wrap === '_writeRaw') {
         const writeRaw = res._writeRaw;
@@ -181,9 +274,9 @@ test('a wrapped _writeRaw() or socket.write() sees Node\'s calls, one per write(
       }
       res.writeHead(200, { 'Content-Type': 'text/plain' });
       writing(res, record, 'a', 'a1');
-      writing(res, record, 'b', 'b1', 'utf-8');
-      writing(res, record, 'c', 'c1', 'binary');
-      writing(res, record, 'd', 'd1', 'latin1');
+      writing(res, record, 'b', 'b1', encodings[0]);
+      writing(res, record, 'c', 'c1', encodings[1]);
+      writing(res, record, 'd', 'd1', encodings[1] === 'binary' ? 'latin1' : 'utf8');
       res.end(() => record('end'));
     });
   }

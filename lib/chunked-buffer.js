@@ -8,7 +8,9 @@
 // first write(), so eight writes in one tick are eleven socket writes
 // there, each through the socket's Writable, and one write in a tick is
 // four; Node 22 corks the socket, and collects only after a user's
-// res.cork() with the head sent.
+// res.cork() with the head sent. (On Node 22 patchEnd's write() is the
+// package's, lib/stream.js, and steps aside to Node's for a response the
+// user corked: those are the chunks joined here.)
 //
 // Framed (Node 24 and later, sendFramed()): when every collected entry is
 // a string of one encoding class (UTF-8, or latin1) and they join within

@@ -107,7 +107,7 @@ declare namespace fastResponse {
    * - 'keep-alive-value': a keepAliveTimeout or maxRequestsPerSocket the addon cannot print as Node does
    * - 'body-not-allowed': the server's rejectNonStandardBodyWrites refuses a body here: Node throws
    * - 'no-body-allowed': write() on a response without a body (HEAD, 204, 304): Node ignores it or throws
-   * - 'node-combines-chunks': Node 22 and later (kChunkedBuffer) collect the chunked writes of a tick into one chunk: write() is Node's
+   * - 'node-combines-chunks': Node collects the chunked writes into one chunk itself (kChunkedBuffer): every tick's on Node 24 and later, a response's the user corked (res.cork()) on Node 22: write() is Node's
    * - 'not-chunked': write() of a body Node does not frame (a Content-Length, an HTTP/1.0 client): one socket write either way, Node's
    * - 'removed-connection': Node 18 closes the connection after removeHeader('Connection')
    * - 'queued': the response has output queued (outputData)
@@ -235,10 +235,11 @@ declare namespace fastResponse {
      * (its head rendered natively where Node's takes the headers argument
      * as it is, Node 20 and later) of every
      * http.ServerResponse (on Node 22 and later also `res.uncork()`: the
-     * string chunks Node collected in a tick joined before Node sends
-     * them, the same bytes), and every `req.end()` of every
-     * http.ClientRequest, through the fast path (Express, Fastify and Koa,
-     * and HTTP clients built on http.request(), gain without code changes).
+     * string chunks Node collected joined before Node sends them, the same
+     * bytes; every tick's on Node 24 and later, a corked response's on 22),
+     * and every `req.end()` of every http.ClientRequest, through the fast
+     * path (Express, Fastify and Koa, and HTTP clients built on
+     * http.request(), gain without code changes).
      * Default false.
      */
     patchEnd?: boolean;
@@ -270,8 +271,9 @@ declare const fastResponse: {
    * body (and the head, with the first) framed as Node frames it and handed
    * to the socket in one write (a string) or three (a Buffer, not copied)
    * where Node makes four. Node's own write() for a body Node does not frame
-   * (a Content-Length, an HTTP/1.0 client), and on Node 22 and later,
-   * which collect a tick's chunked writes themselves.
+   * (a Content-Length, an HTTP/1.0 client), on Node 24 and later, which
+   * collect a tick's chunked writes themselves, and on Node 22 for a
+   * response the user corked (res.cork()), whose chunks Node 22 collects.
    *
    * @returns false when the socket's buffer is full: wait for 'drain', as
    *   Node's.

@@ -11,8 +11,8 @@
 
 const { inspect } = require('node:util');
 const {
-  ServerResponse, nodeEnd, isNodesEnd, setPackageEnd, nodeWrite, isNodesWrite, setPackageWrite, NODE_COMBINES_CHUNKS,
-  nodeWriteHead, setPackageWriteHead, nodeUncork,
+  ServerResponse, nodeEnd, isNodesEnd, setPackageEnd, nodeWrite, isNodesWrite, setPackageWrite,
+  NODE_COLLECTS_TICK_CHUNKS, nodeWriteHead, setPackageWriteHead, nodeUncork,
 } = require('./node-internals');
 const { write } = require('./stream');
 const { writeHead, RENDERS_HEADS } = require('./write-head');
@@ -88,15 +88,17 @@ function install(options) {
     defineMethod(proto, 'end', patchedEndMethod);
     // write() too, over Node's own (lib/stream.js; measured on Node 20 with
     // benchmark/http/stream.js, 10 runs: 1.13-1.34x at 64 B and 1 KiB, one
-    // write per tick and 8 in one tick). Not on Node 22 and later, which
-    // combine a tick's chunks themselves.
-    if (!NODE_COMBINES_CHUNKS && installed.previousWrite === nodeWrite && nodeWrite !== null) {
+    // write per tick and 8 in one tick). Not on Node 24 and later, which
+    // collect every tick's chunks themselves (on Node 22 only a corked
+    // response's: its write() steps aside for those, lib/stream.js).
+    if (!NODE_COLLECTS_TICK_CHUNKS && installed.previousWrite === nodeWrite && nodeWrite !== null) {
       setPackageWrite(patchedWriteMethod);
       defineMethod(proto, 'write', patchedWriteMethod);
     }
     // uncork() too, over Node's own on Node 22 and later: the string chunks
-    // of a tick framed into one write (24 and later) or joined before Node
-    // sends them (lib/chunked-buffer.js).
+    // Node collected framed into one write or joined before it sends them
+    // (lib/chunked-buffer.js; every tick's on Node 24 and later, framed
+    // there, a user-corked response's on 22).
     if (JOINS_CHUNKS && proto.uncork === nodeUncork) defineMethod(proto, 'uncork', uncorkJoined);
     // writeHead() too, over Node's own: the head rendered natively where
     // Node's would take its headers argument as it is (lib/write-head.js).
@@ -187,7 +189,8 @@ function callOwn(own, res, data, encoding, callback) {
  * one socket queue entry (lib/stream.js); the socket sends the tick's
  * chunks with one writev(2), as with Node. Steps aside to Node's own
  * write() where it does not apply (stats() names why: a body Node does not
- * frame, Node 22 and later, which collect a tick's chunks themselves, a
+ * frame, Node 24 and later, which collect a tick's chunks themselves, and
+ * on Node 22 a response the user corked, whose chunks Node 22 collects, a
  * response waiting behind another, strictContentLength, ...).
  *
  * @param {import('http').ServerResponse} res

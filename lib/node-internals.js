@@ -220,12 +220,64 @@ const FAILED_WRITE_COUNTED = Number(process.versions.node.split('.')[0]) < 24;
 // req.fastEnd() is Node's end() and patchEnd leaves req.end() alone.
 const CLIENT_PATH_GAINS = Number(process.versions.node.split('.')[0]) < 24;
 
-// Node 22 and later collect the chunked writes of a corked tick into one
-// chunk (kChunkedBuffer) and write it when the tick ends.
+// Node 22 and later can collect the chunked writes of a corked response
+// into one chunk (kChunkedBuffer) and write it at its uncork():
+// NODE_COLLECTS_TICK_CHUNKS says when they do.
 const kChunkedBuffer = findSymbol(probe, 'kChunkedBuffer');
 const kChunkedLength = findSymbol(probe, 'kChunkedLength');
 const kCorked = findSymbol(probe, 'corked');
 const NODE_COMBINES_CHUNKS = kChunkedBuffer !== undefined;
+
+/**
+ * What Node's own write() corks for the tick of a write (write_() in
+ * lib/_http_outgoing.js, before it frames the chunk): 'response' when it
+ * calls `msg.cork()` (Node 24 and later), 'socket' when it calls
+ * `msg.socket.cork()` (Node 18 to 22), null when it is not seen. write_()
+ * is private to Node's module: the source of write() shows only the call
+ * `write_(this, chunk, ...)`, and process.binding('natives'), which holds
+ * the module's source, is deprecated (DEP0111, a warning under
+ * --pending-deprecation) and refused under the permission model. So Node's
+ * own write() (nodeWrite, recognized by its source) runs on a detached
+ * response with a head until it corks: both corks throw, so nothing is
+ * framed, sent or scheduled (write_() schedules the tick's uncork after it
+ * corks).
+ */
+function corkOfWrite() {
+  if (nodeWrite === null) return null;
+  const res = detachedResponse();
+  ownWriteHead(res, 200);
+  let corked = null;
+  const stop = new Error('fast-response: the probe stops at the cork');
+  const corking = (what) => () => {
+    corked = what;
+    throw stop;
+  };
+  res.cork = corking('response');
+  res.socket = { writableCorked: 0, cork: corking('socket') };
+  res._send = corking(null);
+  try {
+    nodeWrite.call(res, 'probe', 'latin1');
+  } catch (err) {
+    if (err !== stop) return null;
+  }
+  return corked;
+}
+
+/**
+ * Whether Node's own write() collects the chunked writes of every tick into
+ * the response's kChunkedBuffer (one chunk, sent by its uncork() when the
+ * tick ends): Node 24 and later, whose write_() corks the response
+ * (`msg.cork()`) for the tick. Node 22's write_() corks the socket, as Node
+ * 18 and 20 do, and makes four _send() calls per chunk like them; it
+ * collects only while a user's res.cork() holds the response (`msg[kCorked]
+ * && msg._headerSent`). Node 18 and 20 collect nothing (no kChunkedBuffer).
+ * Where this is true the package's write() is Node's (lib/stream.js: a
+ * tick's chunks leave as one chunk there, not as the package's framed
+ * ones); a Node with kChunkedBuffer whose write() corks anything else than
+ * the socket, or is not recognized, counts as collecting: Node's write().
+ */
+const NODE_COLLECTS_TICK_CHUNKS = NODE_COMBINES_CHUNKS && (kCorked === undefined || corkOfWrite() !== 'socket');
+
 /**
  * Node's own OutgoingMessage.prototype.uncork (Node 22 and later: it sends
  * the tick's kChunkedBuffer as one chunk), or null.
@@ -268,6 +320,7 @@ module.exports = {
   setPackageWrite,
   kNeedDrain,
   NODE_COMBINES_CHUNKS,
+  NODE_COLLECTS_TICK_CHUNKS,
   kChunkedBuffer,
   kChunkedLength,
   kCorked,

@@ -33,7 +33,7 @@ const REASONS = Object.freeze({
   'keep-alive-value': 'a keepAliveTimeout or maxRequestsPerSocket the addon cannot print as Node does',
   'body-not-allowed': "the server's rejectNonStandardBodyWrites refuses a body here: Node throws",
   'no-body-allowed': 'write() on a response without a body (HEAD, 204, 304): Node ignores it or throws',
-  'node-combines-chunks': 'Node 22 and later (kChunkedBuffer) collect the chunked writes of a tick into one chunk: write() is Node\'s',
+  'node-combines-chunks': 'Node collects the chunked writes into one chunk itself (kChunkedBuffer): every tick\'s on Node 24 and later, a response\'s the user corked (res.cork()) on Node 22: write() is Node\'s',
   'not-chunked': 'write() of a body Node does not frame (a Content-Length, an HTTP/1.0 client): one socket write either way, Node\'s',
   'removed-connection': "Node 18 closes the connection after removeHeader('Connection')",
   // The socket

@@ -29,16 +29,21 @@
 // Node's 140,825, framed here 88,433 (the bound 41,772), where native
 // framing measured slower than Node's (0.84x).
 //
-// Node 22 and later collect the chunked writes of a corked tick themselves
-// (kChunkedBuffer) and send them as one chunk: there write() is Node's.
-// So is a write of a body Node does not frame (a Content-Length, an
-// HTTP/1.0 client): one socket write either way.
+// Node 24 and later collect the chunked writes of every tick themselves
+// (kChunkedBuffer: write_() corks the response) and send them as one
+// chunk: there write() is Node's (NODE_COLLECTS_TICK_CHUNKS). Node 22 corks
+// the socket and frames each chunk with four _send() calls, as Node 18 and
+// 20 do: the package's write() applies there, except while a user's
+// res.cork() holds the response, when Node 22 collects the chunks into
+// kChunkedBuffer for its uncork(). A write of a body Node does not frame
+// (a Content-Length, an HTTP/1.0 client) is Node's too: one socket write
+// either way.
 
 const { R } = require('./reasons');
 const { bodyKind } = require('./body');
 const {
-  nodeWrite, socketWrite, kNeedDrain, NODE_COMBINES_CHUNKS, SINGLE_WRITE_CALLBACK_WITHOUT_ARGUMENT, sendsThroughNode,
-  defaultEncodingIsUtf8,
+  nodeWrite, socketWrite, kNeedDrain, kCorked, NODE_COMBINES_CHUNKS, NODE_COLLECTS_TICK_CHUNKS,
+  SINGLE_WRITE_CALLBACK_WITHOUT_ARGUMENT, sendsThroughNode, defaultEncodingIsUtf8,
 } = require('./node-internals');
 const { countFallback, countWrite } = require('./stats');
 const { binding, layout } = require('./binding');
@@ -47,10 +52,10 @@ const { Writable } = require('node:stream');
 const { BODY_KIND_MASK, BODY_LATIN1, BODY_BYTES } = layout;
 
 // Whether the socket's Writable queues writes in the shape writeQueued()
-// joins them in (Node 18 and 20; 22 and later collect a tick's chunks
+// joins them in (Node 18 to 22; 24 and later collect a tick's chunks
 // themselves): an array from bufferedIndex on of entries { chunk,
 // encoding, callback }, `length` in units, settable needDrain and allNoop.
-const JOINS_QUEUED_WRITES = !NODE_COMBINES_CHUNKS && queueShapeKnown();
+const JOINS_QUEUED_WRITES = !NODE_COLLECTS_TICK_CHUNKS && queueShapeKnown();
 
 function queueShapeKnown() {
   const w = new Writable({ decodeStrings: false, write() {}, writev() {} });
@@ -90,8 +95,13 @@ const FRAMED_STRING_LIMIT = 16 * 1024;
  */
 function writeReason(res) {
   if (binding === null) return R.NO_ADDON;
-  if (NODE_COMBINES_CHUNKS) return R.NODE_COMBINES_CHUNKS;
+  if (NODE_COLLECTS_TICK_CHUNKS) return R.NODE_COMBINES_CHUNKS;
   if (res.finished || res.destroyed) return R.FINISHED;
+  // Node 22: a response the user corked (res.cork(), or an uncork() too
+  // many: write_() tests `msg[kCorked]` as a truth value) has its chunks
+  // collected into kChunkedBuffer once its head is sent, and sent by its
+  // uncork() (or end()).
+  if (NODE_COMBINES_CHUNKS && res[kCorked]) return R.NODE_COMBINES_CHUNKS;
   if (res.strictContentLength) return R.STRICT_CONTENT_LENGTH;
   if (res.outputData.length !== 0) return R.QUEUED;
   if (!sendsThroughNode(res)) return R.WRITE_RAW_REPLACED;

@@ -12,6 +12,7 @@ const path = require('node:path');
 const { spawn } = require('node:child_process');
 
 const fastResponse = require('..');
+const { NODE_COLLECTS_TICK_CHUNKS } = require('../lib/node-internals');
 const { differential, get, maskDate, runClient, listen, closeServer, withTimeout, TIMEOUT_MS } =
   require('./helpers/differential');
 
@@ -52,6 +53,23 @@ describe('install() and uninstall()', () => {
     uninstall();
     assert.deepEqual(descriptors(), before);
     assert.equal(ServerResponse.prototype.end, OutgoingMessage.prototype.end);
+  });
+
+  // The package's write() stands over Node's own where Node's write() does
+  // not collect every tick's chunks itself: Node 18 to 22 (lib/stream.js).
+  test('install({ patchEnd: true }) replaces write() on Node 18 to 22, not on 24 and later; uninstall() restores Node\'s', () => {
+    const nodeWrite = ServerResponse.prototype.write;
+    assert.equal(nodeWrite, OutgoingMessage.prototype.write);
+    const uninstall = fastResponse.install({ patchEnd: true });
+    if (NODE_COLLECTS_TICK_CHUNKS) {
+      assert.equal(ServerResponse.prototype.write, nodeWrite, 'Node 24+: write() left to Node');
+    } else {
+      assert.ok(Object.prototype.hasOwnProperty.call(ServerResponse.prototype, 'write'));
+      assert.notEqual(ServerResponse.prototype.write, nodeWrite, `Node ${process.version}: the package's write()`);
+    }
+    uninstall();
+    assert.equal(ServerResponse.prototype.write, nodeWrite);
+    assert.ok(!Object.prototype.hasOwnProperty.call(ServerResponse.prototype, 'write'));
   });
 
   test('install() then install({ patchEnd: true }) turns patchEnd on; one uninstall() undoes both', () => {

@@ -4,9 +4,11 @@
 // fastResponse.write(res, ...), res.fastWrite() after install() and plain
 // res.write() under install({ patchEnd: true }). Every case: the same bytes,
 // events, callbacks, return values and state after each call (writableLength
-// and writableNeedDrain recorded), as Node's own. On Node 22 and later
+// and writableNeedDrain recorded), as Node's own. On Node 24 and later
 // Node's write() collects a tick's chunks itself and the package's write()
-// is Node's: the same checks hold, and the counts say so.
+// is Node's: the same checks hold, and the counts say so. Node 22 collects
+// only a response the user corked: there the package's write() frames the
+// chunks as on Node 18 and 20, and is Node's for a corked response.
 
 const assert = require('node:assert');
 const { execFile } = require('node:child_process');
@@ -15,9 +17,10 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const zlib = require('node:zlib');
+const { getDefaultHighWaterMark } = require('node:stream');
 
 const { differential, get } = require('./helpers/differential');
-const { NODE_COMBINES_CHUNKS } = require('../lib/node-internals');
+const { NODE_COMBINES_CHUNKS, NODE_COLLECTS_TICK_CHUNKS } = require('../lib/node-internals');
 
 /** Runs this Node with `args`: its exit status, stdout and stderr. */
 function runChild(args) {
@@ -31,13 +34,13 @@ function runChild(args) {
 
 /**
  * Expected counts: `writes` chunks framed by the package, and the
- * fallbacks of end() calls (`endFallback`); on Node 22+ every write is
+ * fallbacks of end() calls (`endFallback`); on Node 24+ every write is
  * Node's ('node-combines-chunks'). `notChunked` of the writes are of a body
  * Node does not frame (a Content-Length, HTTP/1.0): Node's ('not-chunked').
  */
 function counts(mode, writes, { fast = 0, endFallback = {}, notChunked = 0 } = {}) {
-  if (NODE_COMBINES_CHUNKS) {
-    // Node 22+: patchEnd leaves write() alone, Node's, counted nowhere.
+  if (NODE_COLLECTS_TICK_CHUNKS) {
+    // Node 24+: patchEnd leaves write() alone, Node's, counted nowhere.
     const fallback = { ...endFallback };
     if (writes > 0 && mode !== 'patched') fallback['node-combines-chunks'] = writes;
     return { writes: 0, fast, fallback };
@@ -55,6 +58,13 @@ function writing(ctx, res, ...args) {
   ctx.record('after write', { writableLength: res.writableLength, writableNeedDrain: res.writableNeedDrain });
   return ret;
 }
+
+// The socket's highWaterMark: 16 KiB up to Node 20, 64 KiB from Node 22
+// on. The cases past it make their writes in proportion: 40 (and 20) of
+// about 1 KB on 16 KiB.
+const HIGH_WATER_MARK = getDefaultHighWaterMark(false);
+const PAST_HIGH_WATER_MARK = Math.ceil(40 * HIGH_WATER_MARK / 16384);
+const TO_DRAIN = Math.ceil(1.2 * HIGH_WATER_MARK / 1000);
 
 // end() without data: Node's own end(), counted 'no-body' in every mode.
 const NO_DATA_END = { 'no-body': 1 };
@@ -80,7 +90,20 @@ function writesInOneTick(mode, writes, writeAll) {
   });
 }
 
-/** Node 22+: `n` writes counted as Node's (not under patchEnd, which leaves write() alone there). */
+/**
+ * Expected counts of `writes` writes of which `corked` are made while the
+ * user corked the response (res.cork()): Node 22 collects those into one
+ * chunk itself, and the package's write() (patchEnd's too, which stands
+ * over Node's there) is Node's for them ('node-combines-chunks').
+ */
+function corkedCounts(mode, writes, corked) {
+  if (NODE_COMBINES_CHUNKS && !NODE_COLLECTS_TICK_CHUNKS) {
+    return { writes: writes - corked, fast: 0, fallback: { ...NO_DATA_END, 'node-combines-chunks': corked } };
+  }
+  return counts(mode, writes, { endFallback: NO_DATA_END });
+}
+
+/** Node 24+: `n` writes counted as Node's (not under patchEnd, which leaves write() alone there). */
 function nodeWrites(mode, n) {
   return mode === 'patched' ? {} : { 'node-combines-chunks': n };
 }
@@ -140,7 +163,7 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
           writing(ctx, res, 'ascii in UTF-8');
           ctx.api.end(res);
         },
-        ...(NODE_COMBINES_CHUNKS ? counts(mode, 6, { endFallback: NO_DATA_END }) :
+        ...(NODE_COLLECTS_TICK_CHUNKS ? counts(mode, 6, { endFallback: NO_DATA_END }) :
           { writes: 4, fast: 0, fallback: { ...NO_DATA_END, encoding: 2 } }),
       }));
 
@@ -183,11 +206,11 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
           ctx.attempt('write with a bogus encoding', () => writing(ctx, res, Buffer.from('abc'), 'bogus'));
           ctx.api.end(res);
         },
-        ...(NODE_COMBINES_CHUNKS ? counts(mode, 1, { endFallback: NO_DATA_END }) :
+        ...(NODE_COLLECTS_TICK_CHUNKS ? counts(mode, 1, { endFallback: NO_DATA_END }) :
           { writes: 0, fast: 0, fallback: { ...NO_DATA_END, encoding: 1 } }),
       }).then(({ node }) => {
-        // Node 22+ buffer the chunk themselves and do not throw.
-        if (!NODE_COMBINES_CHUNKS) assert.equal(node.rec.calls[0].threw.code, 'ERR_UNKNOWN_ENCODING');
+        // Node 24+ buffer the chunk themselves and do not throw.
+        if (!NODE_COLLECTS_TICK_CHUNKS) assert.equal(node.rec.calls[0].threw.code, 'ERR_UNKNOWN_ENCODING');
       }));
 
     test('a socket whose default encoding is latin1: Node\'s bytes', () =>
@@ -199,7 +222,7 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
           writing(ctx, res, 'caf\u00e9 \u2713');
           ctx.api.end(res);
         },
-        ...(NODE_COMBINES_CHUNKS ? counts(mode, 1, { endFallback: NO_DATA_END }) :
+        ...(NODE_COLLECTS_TICK_CHUNKS ? counts(mode, 1, { endFallback: NO_DATA_END }) :
           { writes: 0, fast: 0, fallback: { ...NO_DATA_END, encoding: 1 } }),
       }));
 
@@ -239,7 +262,7 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
         },
         // The HEAD response's head is rendered, then write() is Node's
         // ('no-body-allowed'); the 204 waits behind it ('not-current').
-        ...(NODE_COMBINES_CHUNKS ? counts(mode, 2, { endFallback: { 'no-body': 2 } }) : {
+        ...(NODE_COLLECTS_TICK_CHUNKS ? counts(mode, 2, { endFallback: { 'no-body': 2 } }) : {
           writes: 0,
           fast: 0,
           fallback: { 'no-body-allowed': 1, 'not-current': 1, 'no-body': 2 },
@@ -255,7 +278,7 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
           ctx.api.end(res);
           ctx.attempt('late write', () => writing(ctx, res, 'late', ctx.callback('late written')));
         },
-        ...(NODE_COMBINES_CHUNKS ?
+        ...(NODE_COLLECTS_TICK_CHUNKS ?
           { writes: 0, fast: 0, fallback: { ...nodeWrites(mode, 2), ...NO_DATA_END } } :
           { writes: 1, fast: 0, fallback: { ...NO_DATA_END, finished: 1 } }),
       }));
@@ -269,8 +292,8 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
           ctx.api.end(res, 'last');
         },
         // end(data) after the head went out is Node's ('head-sent', or on
-        // Node 22+ a corked socket).
-        ...(NODE_COMBINES_CHUNKS ?
+        // Node 24+ a corked socket).
+        ...(NODE_COLLECTS_TICK_CHUNKS ?
           { writes: 0, fast: 0, fallback: [{ ...nodeWrites(mode, 1), 'socket-busy': 1 }, { ...nodeWrites(mode, 1), 'head-sent': 1 }] } :
           { writes: 1, fast: 0, fallback: { 'head-sent': 1 } }),
       }));
@@ -287,23 +310,76 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
           res.uncork();
           ctx.api.end(res);
         },
-        ...counts(mode, 2, { endFallback: NO_DATA_END }),
+        ...corkedCounts(mode, 2, 2),
       }));
 
-    // On Node 18 and 20 a tick's framed strings join the socket's last queue
+    // Node 22 collects the writes of a response the user corked once its
+    // head is out (kChunkedBuffer) and sends them as one chunk at
+    // uncork(): the package's write() before and after is its own, the
+    // corked ones Node's; the bytes, each callback and write()'s state as
+    // Node's.
+    test('the head out, then cork(), three writes with callbacks, uncork(), one more write', () =>
+      differential({
+        mode,
+        request: get(),
+        handler: (req, res, ctx) => {
+          res.writeHead(200, { 'Content-Type': 'text/plain' });
+          writing(ctx, res, 'head and first ', ctx.callback('first'));
+          res.cork();
+          writing(ctx, res, 'corked one ', ctx.callback('one'));
+          writing(ctx, res, Buffer.from('corked two '), ctx.callback('two'));
+          writing(ctx, res, 'caf\u00e9 three ', 'latin1', ctx.callback('three'));
+          ctx.record('corked', { writableCorked: res.writableCorked, writableLength: res.writableLength });
+          res.uncork();
+          ctx.record('uncorked', { writableCorked: res.writableCorked, writableLength: res.writableLength });
+          writing(ctx, res, 'after', ctx.callback('after'));
+          ctx.api.end(res);
+        },
+        ...corkedCounts(mode, 5, 3),
+      }).then(({ node }) => {
+        // What the case is for: Node 22 sent the corked writes as one chunk.
+        if (NODE_COMBINES_CHUNKS && !NODE_COLLECTS_TICK_CHUNKS) assert.match(node.bytes.toString('latin1'), /\r\n21\r\ncorked one corked two caf\xe9 three \r\n/);
+      }));
+
+    // Node 22's uncork() takes the response's cork count below zero, and
+    // write_() collects while it is not zero (`msg[kCorked] &&
+    // msg._headerSent`): the chunks go out from end(), after the last
+    // chunk. The package's write() is Node's there too; the client reads
+    // until the server closes.
+    test('an uncork() without cork(), then writes: Node\'s bytes', () =>
+      differential({
+        mode,
+        request: get('/', 'Connection: close\r\n'),
+        expect: { untilClose: true },
+        handler: (req, res, ctx) => {
+          res.writeHead(200, { 'Content-Type': 'text/plain' });
+          writing(ctx, res, 'first ');
+          res.uncork();
+          ctx.record('uncorked', res.writableCorked);
+          writing(ctx, res, 'second ', ctx.callback('second'));
+          writing(ctx, res, 'third', ctx.callback('third'));
+          ctx.api.end(res);
+        },
+        ...corkedCounts(mode, 3, 2),
+      }));
+
+    // On Node 18 to 22 a tick's framed strings join the socket's last queue
     // entry (lib/stream.js writeQueued()): each write's return value,
     // writableLength and needDrain, each callback in its order, and
     // 'drain' must still be what separate writes give.
-    test('40 writes in one tick past the highWaterMark, strings and Buffers, every 4th with a callback', () =>
-      writesInOneTick(mode, 40, (ctx, res) => {
+    test(`${PAST_HIGH_WATER_MARK} writes in one tick past the highWaterMark, strings and Buffers, every 4th with a callback`, () =>
+      writesInOneTick(mode, PAST_HIGH_WATER_MARK, (ctx, res) => {
         res.writeHead(200, { 'Content-Type': 'text/plain' });
-        for (let i = 0; i < 40; i++) {
+        for (let i = 0; i < PAST_HIGH_WATER_MARK; i++) {
           const chunk = i % 7 === 3 ? Buffer.alloc(700, 97 + (i % 26)) :
             (i % 11 === 5 ? `caf\u00e9 ${i} `.repeat(90) : `${i} `.repeat(300));
           const ret = i % 4 === 3 ? writing(ctx, res, chunk, ctx.callback(`written ${i}`)) : writing(ctx, res, chunk);
           ctx.record(`returned ${i}`, ret);
         }
         ctx.record('socket', { writableLength: res.socket.writableLength, needDrain: res.socket.writableNeedDrain });
+      }).then(({ node }) => {
+        const returned = node.rec.custom.filter((r) => r.at.includes(':returned '));
+        assert.ok(returned.some((r) => r.value === false), 'Node\'s write() returned false');
       }));
 
     test('string chunks of 16 Ki units and more among small ones in one tick: the chunk as it is, framed around', () =>
@@ -349,13 +425,13 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
       assert.equal(stdout.trim(), String(100 << 20));
     });
 
-    // Node 22+ (write() is Node's own there): Node's write() returns
+    // Node 24+ (write() is Node's own there): Node's write() returns
     // false here but emitted no 'drain' within 10 s in either run (the
     // tick's combined chunk went to the kernel at once), so the handler
     // would wait forever; the case exists for the joined writes of Node
-    // 18 and 20.
+    // 18 to 22.
     test('strings past the highWaterMark in one tick, end() only after \'drain\'', {
-      skip: NODE_COMBINES_CHUNKS && 'Node 22+: Node\'s own write() emits no \'drain\' here',
+      skip: NODE_COLLECTS_TICK_CHUNKS && 'Node 24+: Node\'s own write() emits no \'drain\' here',
     }, () =>
       differential({
         mode,
@@ -367,10 +443,10 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
             res.on('finish', resolve);
             ctx.api.end(res);
           });
-          for (let i = 0; i < 20; i++) writing(ctx, res, `${i}`.padEnd(1000, '.'));
+          for (let i = 0; i < TO_DRAIN; i++) writing(ctx, res, `${i}`.padEnd(1000, '.'));
           ctx.signal('written').resolve();
         }),
-        ...counts(mode, 20, { endFallback: NO_DATA_END }),
+        ...counts(mode, TO_DRAIN, { endFallback: NO_DATA_END }),
       }));
 
     test('the response destroyed in the tick of its writes: each callback\'s error, as Node', () =>
@@ -428,8 +504,8 @@ describe('res.write() under patchEnd: streams piped into the response', () => {
           fs.createReadStream(file, { highWaterMark: 16 * 1024 }).pipe(res).on('finish', resolve);
         }),
         // 340,000 bytes in 16 KiB reads: 21 chunks framed by the package
-        // (Node 22+: Node's, counted nowhere), end() of the pipe.
-        writes: NODE_COMBINES_CHUNKS ? 0 : 21, fast: 0, fallback: NO_DATA_END,
+        // (Node 24+: Node's, counted nowhere), end() of the pipe.
+        writes: NODE_COLLECTS_TICK_CHUNKS ? 0 : 21, fast: 0, fallback: NO_DATA_END,
       });
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -451,8 +527,8 @@ describe('res.write() under patchEnd: streams piped into the response', () => {
       fallback: NO_DATA_END,
     });
     // How many chunks zlib hands over is zlib's: each framed by the package
-    // (Node 22+: Node's, counted nowhere).
-    if (NODE_COMBINES_CHUNKS) assert.equal(fast.stats.writes, 0);
+    // (Node 24+: Node's, counted nowhere).
+    if (NODE_COLLECTS_TICK_CHUNKS) assert.equal(fast.stats.writes, 0);
     else assert.ok(fast.stats.writes > 0, `chunks written by the package: ${fast.stats.writes}`);
   });
 });

@@ -9,7 +9,7 @@ const assert = require('node:assert');
 const http = require('node:http');
 const net = require('node:net');
 const fastResponse = require('..');
-const { NODE_COMBINES_CHUNKS } = require('../lib/node-internals');
+const { NODE_COLLECTS_TICK_CHUNKS } = require('../lib/node-internals');
 
 function serve(options, handler) {
   return new Promise((resolve) => {
@@ -139,9 +139,9 @@ test('a replaced _writeRaw() (byte counting) sees the bytes of end() and write()
       assert.strictEqual(fastBytes, nodeBytes);
       assert.ok(counts[0] > 0);
       assert.strictEqual(counts[1], counts[0], `${path}: _writeRaw() saw ${counts[1]}, with Node ${counts[0]}`);
-      // Node 22+: write() is Node's there anyway ('node-combines-chunks').
+      // Node 24+: write() is Node's there anyway ('node-combines-chunks').
       const reasons = fastResponse.stats().reasons;
-      const reason = path === '/write' && NODE_COMBINES_CHUNKS ? 'node-combines-chunks' : 'write-raw-replaced';
+      const reason = path === '/write' && NODE_COLLECTS_TICK_CHUNKS ? 'node-combines-chunks' : 'write-raw-replaced';
       assert.ok(reasons[reason] >= 1, JSON.stringify(reasons));
     }
   } finally {

@@ -14,7 +14,7 @@ const { spawnSync } = require('node:child_process');
 const { describe, test } = require('node:test');
 
 const { differential, get } = require('./helpers/differential');
-const { NODE_RENDERS_HEAD, NODE_COMBINES_CHUNKS } = require('../lib/node-internals');
+const { NODE_RENDERS_HEAD, NODE_COLLECTS_TICK_CHUNKS } = require('../lib/node-internals');
 
 const BODY = 'hello, head';
 // One object for both runs: the recorded state holds it.
@@ -25,9 +25,9 @@ function heads(n) {
   return NODE_RENDERS_HEAD ? 0 : n;
 }
 
-/** res.write() chunks the package frames: none on Node 22 and later. */
+/** res.write() chunks the package frames: none on Node 24 and later. */
 function framed(n) {
-  return NODE_COMBINES_CHUNKS ? 0 : n;
+  return NODE_COLLECTS_TICK_CHUNKS ? 0 : n;
 }
 
 /** writeHead(...args) recorded (its return value, error and the state after it). */
@@ -184,7 +184,7 @@ describe('res.writeHead() under patchEnd: rendered natively, as Node renders it'
       },
       heads: heads(1),
       fast: 0,
-      fallback: NODE_COMBINES_CHUNKS ? { 'no-body': 1 } : { 'not-chunked': 2, 'no-body': 1 },
+      fallback: NODE_COLLECTS_TICK_CHUNKS ? { 'no-body': 1 } : { 'not-chunked': 2, 'no-body': 1 },
     }));
 
   test('the head Node\'s own end() renders through _implicitHeader(): statusCode and no fields', () =>

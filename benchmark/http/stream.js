@@ -45,18 +45,28 @@ function main({ len, writes, tick, c, duration, method }) {
     };
     next();
   };
-  // Node 22 and later combine a corked tick's chunks themselves
-  // (kChunkedBuffer, found as the package finds it): the package leaves
-  // write() to Node there, and method=patched/fastWrite measure Node's path
-  // with the package installed.
-  const nodePath = (method === 'patched' || method === 'fastWrite') && combinesChunks() ?
-    'Node 22+: write() is Node\'s own (it combines a tick\'s chunks)' : undefined;
+  // Node 24 and later collect every tick's chunks themselves (as the
+  // package at FAST_RESPONSE_PATH finds it): the package leaves write() to
+  // Node there (stats() counts no write), method=fastWrite measures Node's
+  // path with the package installed, and method=patched Node's write()
+  // with the package's uncork() framing what it collected
+  // (lib/chunked-buffer.js).
+  const nodePath = (method === 'patched' || method === 'fastWrite') && collectsChunks() ?
+    `Node's own write() (it collects a tick's chunks)${method === 'patched' ? ', the package\'s uncork()' : ''}` :
+    undefined;
   cases.serve(bench, { method, c, duration, nodePath }, { end: handler, fastWrite: handler, patched: handler, bound: () => bound(chunk, writes, tick) },
               { status: 200, headers, body: chunk.repeat(writes) });
 }
 
-/** Whether this Node collects a corked tick's chunked writes itself (kChunkedBuffer). */
-function combinesChunks() {
+/**
+ * Whether the package leaves write() to Node on this Node: its
+ * NODE_COLLECTS_TICK_CHUNKS (Node 24 and later); a package from before it
+ * (comparing git refs) left write() to every Node with kChunkedBuffer (22
+ * and later).
+ */
+function collectsChunks() {
+  const internals = require(require('node:path').join(cases.packagePath, 'lib', 'node-internals.js'));
+  if (typeof internals.NODE_COLLECTS_TICK_CHUNKS === 'boolean') return internals.NODE_COLLECTS_TICK_CHUNKS;
   const res = new (require('node:http').ServerResponse)({ method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1 });
   return Object.getOwnPropertySymbols(res).some((s) => s.description === 'kChunkedBuffer');
 }

@@ -108,6 +108,9 @@ function sendFramed(res) {
   if (length === 0 || res[kCorked] !== 1 || res.destroyed || !res.chunkedEncoding) return false;
   const socket = res.socket;
   if (!socket || socket.destroyed || socket.write !== socketWrite || !sendsThroughNode(res)) return false;
+  // A UTF-8 string has at most three bytes per unit: more bytes than that
+  // are more units than a framed chunk takes (no strings joined to find it).
+  if (res[kChunkedLength] > 3 * MAX_FRAMED_UNITS) return false;
   const first = buf[0];
   const kind = typeof first === 'string' ? encodingClass(buf[1], socket) : 0;
   if (kind === 0) return false;
@@ -174,10 +177,17 @@ function joinChunks(res) {
   for (let i = 0; i < out.length; i++) buf.push(out[i]);
 }
 
-/** One callback for joined entries: each entry's, in order, with the write's error. */
+/**
+ * One callback for joined entries: each entry's, in order, with the
+ * write's error, called as a plain function (`this` undefined, as Node's
+ * uncork() calls them; a new-user check found `this` was the entries).
+ */
 function callingEach(entries) {
   return (err) => {
-    for (let i = 2; i < entries.length; i += 3) entries[i](err);
+    for (let i = 2; i < entries.length; i += 3) {
+      const callback = entries[i];
+      callback(err);
+    }
   };
 }
 

@@ -235,8 +235,9 @@ declare namespace fastResponse {
      * (its head rendered natively where Node's takes the headers argument
      * as it is, Node 20 and later) of every
      * http.ServerResponse (on Node 22 and later also `res.uncork()`: the
-     * string chunks Node collected joined before Node sends them, the same
-     * bytes; every tick's on Node 24 and later, a corked response's on 22),
+     * string chunks Node collected in a tick sent as one framed write, up
+     * to 2 Ki UTF-16 units, on Node 24 and later, or joined before Node
+     * sends them, a corked response's on 22: the same bytes),
      * and every `req.end()` of every http.ClientRequest, through the fast
      * path (Express, Fastify and Koa, and HTTP clients built on
      * http.request(), gain without code changes).

@@ -90,9 +90,20 @@ async function differential(handler, options) {
   return { node, fast };
 }
 
-/** write() with what it returned and left recorded, its callback recording `name`. */
+/**
+ * write() with what it returned and left recorded, its callback recording
+ * `name`, its error and, where Node collects every tick's chunks (24 and
+ * later), whether it was called as a plain function (`this` undefined in
+ * this strict-mode file), as Node's uncork() calls it. (Node 22's own
+ * write() of one chunk in a flush calls it on the socket's queue entry, the
+ * package's write() there as a plain function: a known difference, in the
+ * README.)
+ */
 function writing(res, record, name, chunk, encoding) {
-  const callback = (err) => record('callback', name, err === undefined ? 'undefined' : err);
+  const callback = function callback(err) {
+    const how = NODE_COLLECTS_TICK_CHUNKS ? [this === undefined ? 'plain call' : typeof this] : [];
+    record('callback', name, err === undefined ? 'undefined' : err, ...how);
+  };
   const ret = encoding === undefined ? res.write(chunk, callback) : res.write(chunk, encoding, callback);
   record('write', name, ret, res.writableLength, res.writableNeedDrain);
 }

@@ -44,6 +44,7 @@ const {
   kChunkedBuffer, kChunkedLength, kCorked, kNeedDrain, nodeUncork, defaultEncodingIsUtf8, sendsThroughNode,
   socketWrite,
 } = require('./node-internals');
+const { isAscii } = require('./stream');
 
 const UTF8 = 1;
 const LATIN1 = 2;
@@ -78,7 +79,9 @@ const FRAMES_CHUNK = nodeUncork !== null && kChunkedLength !== undefined && kNee
  * joined first (above).
  */
 function uncork() {
-  if (FRAMES_CHUNK && sendFramed(this)) {
+  const socket = sendingSocket(this);
+  if (socket === null) return nodeUncork.call(this);
+  if (FRAMES_CHUNK && sendFramed(this, socket)) {
     // Node's uncork() with its chunk sent: the count, the socket's uncork().
     nodeUncork.call(this);
     // Its rule after sending: a pending 'drain' when all went out.
@@ -88,8 +91,24 @@ function uncork() {
     }
     return;
   }
-  joinChunks(this);
+  joinChunks(this, socket);
   return nodeUncork.call(this);
+}
+
+/**
+ * The socket this uncork() of `res` sends its collected entries to, when
+ * the package may frame or join them; null when it does not send (a nested
+ * cork(), nothing collected), the response or socket is destroyed (Node's
+ * uncork() reports the error to each callback), or instrumentation wraps
+ * _send(), _writeRaw() or socket.write() (it sees Node's calls, one per
+ * write(), as lib/gate.js and lib/stream.js step aside for it; a new-user
+ * check found it saw the joined ones).
+ */
+function sendingSocket(res) {
+  if (res[kChunkedBuffer].length === 0 || res[kCorked] !== 1 || res.destroyed) return null;
+  const socket = res.socket;
+  if (!socket || socket.destroyed || socket.write !== socketWrite || !sendsThroughNode(res)) return null;
+  return socket;
 }
 
 /**
@@ -102,12 +121,10 @@ function uncork() {
  * socket copies it instead of encoding it); a UTF-8 one goes with a head
  * not yet sent only when the head is ASCII (Node writes the head latin1).
  */
-function sendFramed(res) {
+function sendFramed(res, socket) {
   const buf = res[kChunkedBuffer];
   const length = buf.length;
-  if (length === 0 || res[kCorked] !== 1 || res.destroyed || !res.chunkedEncoding) return false;
-  const socket = res.socket;
-  if (!socket || socket.destroyed || socket.write !== socketWrite || !sendsThroughNode(res)) return false;
+  if (!res.chunkedEncoding) return false;
   // A UTF-8 string has at most three bytes per unit: more bytes than that
   // are more units than a framed chunk takes (no strings joined to find it).
   if (res[kChunkedLength] > 3 * MAX_FRAMED_UNITS) return false;
@@ -118,8 +135,7 @@ function sendFramed(res) {
   for (let i = 3; i < length; i += 3) {
     const chunk = buf[i];
     if (typeof chunk !== 'string' || encodingClass(buf[i + 1], socket) !== kind ||
-        data.length + chunk.length > MAX_FRAMED_UNITS ||
-        (kind === UTF8 && isHighSurrogate(data.charCodeAt(data.length - 1)) && isLowSurrogate(chunk.charCodeAt(0)))) {
+        data.length + chunk.length > MAX_FRAMED_UNITS || (kind === UTF8 && pairsSurrogates(data, chunk))) {
       return false;
     }
     data += chunk;
@@ -140,27 +156,17 @@ function sendFramed(res) {
  * encoding class joined into one entry each (above), within
  * MAX_JOINED_UNITS.
  */
-function joinChunks(res) {
+function joinChunks(res, socket) {
   const buf = res[kChunkedBuffer];
   const length = buf.length;
-  if (length < 6 || res[kCorked] !== 1 || res.destroyed) return;
-  const socket = res.socket;
-  // Instrumentation that wraps _send(), _writeRaw() or socket.write() sees
-  // Node's calls, one per write(), as lib/gate.js and lib/stream.js step
-  // aside for it (a new-user check found it saw the joined ones).
-  if (!socket || socket.destroyed || socket.write !== socketWrite || !sendsThroughNode(res)) return;
+  if (length < 6) return;
   let out = null;
   for (let i = 0; i < length;) {
     const kind = joinClass(buf[i], buf[i + 1], socket);
     let joined = buf[i];
     let end = i + 3;
     while (kind !== 0 && end < length && joinClass(buf[end], buf[end + 1], socket) === kind &&
-           joined.length + buf[end].length <= MAX_JOINED_UNITS &&
-           // A high surrogate at the end of what came before and a low one
-           // at the start of this chunk: apart, each is written as U+FFFD;
-           // joined, they are one character.
-           !(kind === UTF8 && isHighSurrogate(joined.charCodeAt(joined.length - 1)) &&
-             isLowSurrogate(buf[end].charCodeAt(0)))) {
+           joined.length + buf[end].length <= MAX_JOINED_UNITS && !(kind === UTF8 && pairsSurrogates(joined, buf[end]))) {
       joined += buf[end];
       end += 3;
     }
@@ -204,16 +210,21 @@ function encodingClass(encoding, socket) {
   return 0;
 }
 
+/**
+ * A high surrogate at the end of `before` and a low one at the start of
+ * `chunk`: written apart, each is written as U+FFFD; joined, they are one
+ * character.
+ */
+function pairsSurrogates(before, chunk) {
+  return isHighSurrogate(before.charCodeAt(before.length - 1)) && isLowSurrogate(chunk.charCodeAt(0));
+}
+
 function isHighSurrogate(code) {
   return code >= 0xd800 && code <= 0xdbff;
 }
 
 function isLowSurrogate(code) {
   return code >= 0xdc00 && code <= 0xdfff;
-}
-
-function isAscii(string) {
-  return Buffer.byteLength(string, 'utf8') === string.length;
 }
 
 /** Whether uncork() can be installed over this Node's own. */

@@ -292,4 +292,4 @@ function isAscii(string) {
 
 function nop() {}
 
-module.exports = { write };
+module.exports = { write, isAscii };

@@ -247,7 +247,8 @@ function load(bench, { fr, method, c, duration, pipeline, nodePath, port, path: 
       }
       const counts = readStats(fr);
       return counts === null ? {} : { fastChecked: false, fast: counts.fast, writes: counts.writes || 0,
-                                      fallback: counts.fallback, nodePath };
+                                      fallback: counts.fallback, nodePath,
+                                      uncorks: counts.uncorks };
     },
   }, close);
 }

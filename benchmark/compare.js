@@ -201,7 +201,8 @@ async function compare({ sides, files, runs, set = [], onRow = () => {} }) {
           // Responses ended and chunks written by the addon, of all it counted.
           const ours = message.fast + (message.partial || 0) + (message.writes || 0);
           const fast = message.fast !== undefined ? `, fast path ${ours}/${ours + message.fallback}` +
-            (message.nodePath ? ` (${message.nodePath})` : '') : '';
+            (message.nodePath ? ` (${message.nodePath})` : '') +
+            (message.uncorks ? `, uncork() framed ${message.uncorks.framed}, joined ${message.uncorks.joined}` : '') : '';
           console.error(`${progress()} ${side.label} ${message.configuration}: ` +
                         `${stats.fmtRate(message.rate)} res/s, ${stats.fmt(message.cpu, 2)} µs cpu/res, ` +
                         `server busy ${stats.fmt(message.busy * 100, 0)} %${fast}`);

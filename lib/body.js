@@ -74,4 +74,9 @@ function bodyUnits(body) {
   return typeof body === 'string' ? body.length : 0;
 }
 
-module.exports = { bodyKind, sendBodyKind, toBytes, bodyUnits };
+/** Whether a string's UTF-8 bytes are its latin1 bytes (every unit below 0x80). */
+function isAscii(string) {
+  return Buffer.byteLength(string, 'utf8') === string.length;
+}
+
+module.exports = { bodyKind, sendBodyKind, toBytes, bodyUnits, isAscii };

@@ -44,7 +44,8 @@ const {
   kChunkedBuffer, kChunkedLength, kCorked, kNeedDrain, nodeUncork, defaultEncodingIsUtf8, sendsThroughNode,
   socketWrite,
 } = require('./node-internals');
-const { isAscii } = require('./stream');
+const { isAscii } = require('./body');
+const { countUncork } = require('./stats');
 
 const UTF8 = 1;
 const LATIN1 = 2;
@@ -148,6 +149,7 @@ function sendFramed(res, socket) {
   buf.length = 0;
   res[kChunkedLength] = 0;
   res._send(`${bytes.toString(16)}\r\n${data}\r\n`, latin1 ? 'latin1' : 'utf8', callback);
+  countUncork(true);
   return true;
 }
 
@@ -179,6 +181,7 @@ function joinChunks(res, socket) {
     i = end;
   }
   if (out === null) return;
+  countUncork(false);
   buf.length = 0;
   for (let i = 0; i < out.length; i++) buf.push(out[i]);
 }

@@ -37,7 +37,9 @@ declare module 'node:http' {
      * `res.write(chunk, encoding, callback)` does (same bytes, return value,
      * 'drain', callbacks, errors), a chunk of a chunked body framed and
      * handed to the socket in one write (a string) or three (a Buffer) where
-     * Node makes four.
+     * Node makes four. On Node 24 and later Node's own write() collects the
+     * chunk and the tick's string chunks leave framed as one socket write
+     * at the tick's uncork(), which the first write of the tick schedules.
      *
      * @returns false when the socket's buffer is full: wait for 'drain'.
      */
@@ -182,7 +184,13 @@ declare namespace fastResponse {
      * rest went to socket.write(), with Node's backpressure.
      */
     partial: number;
-    /** res.write() chunks the package framed (`write()`, `fastWrite()`, patchEnd). */
+    /**
+     * res.write() chunks the package framed (`write()`, `fastWrite()`,
+     * patchEnd; Node 18 to 22). On Node 24 and later, which collect a
+     * tick's chunks themselves, the `write()`/`fastWrite()` calls that
+     * started a tick whose collected chunk the package's uncork() sends
+     * (`uncorks`); the tick's later writes count as 'socket-busy'.
+     */
     writes: number;
     /**
      * Heads that `res.writeHead()` under `patchEnd` rendered natively
@@ -190,6 +198,14 @@ declare namespace fastResponse {
      * one, is not counted anywhere).
      */
     heads: number;
+    /**
+     * uncork() calls (Node 22 and later: Node's collected chunk of a tick,
+     * or of a user's cork()) whose string chunks the package sent as one
+     * framed socket write (`framed`, Node 24 and later) or joined before
+     * Node's own uncork() sent them (`joined`). Under `patchEnd`, and for
+     * the ticks `fastWrite()`/`write()` started on Node 24 and later.
+     */
+    uncorks: { framed: number; joined: number };
     /** Calls that went to Node's own code. */
     fallback: number;
     /**

@@ -189,9 +189,13 @@ function callOwn(own, res, data, encoding, callback) {
  * one socket queue entry (lib/stream.js); the socket sends the tick's
  * chunks with one writev(2), as with Node. Steps aside to Node's own
  * write() where it does not apply (stats() names why: a body Node does not
- * frame, Node 24 and later, which collect a tick's chunks themselves, and
- * on Node 22 a response the user corked, whose chunks Node 22 collects, a
- * response waiting behind another, strictContentLength, ...).
+ * frame, on Node 22 a response the user corked, whose chunks Node 22
+ * collects, a response waiting behind another, strictContentLength, ...).
+ * Node 24 and later collect a tick's chunks themselves: there Node's
+ * write() collects the chunk, and the first string write of a tick
+ * schedules the package's uncork() in place of Node's, which sends the
+ * tick's string chunks framed as one socket write (lib/stream.js
+ * writeCollected()).
  *
  * @param {import('http').ServerResponse} res
  * @param {string|Buffer|Uint8Array} chunk

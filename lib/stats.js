@@ -17,8 +17,15 @@ let fastWrites = 0;
 let partialWrites = 0;
 let chunkWrites = 0;
 let heads = 0;
+let framedUncorks = 0;
+let joinedUncorks = 0;
 let fallbacks = 0;
 let reasons = { __proto__: null };
+// 'socket-busy' fallbacks of the writes Node 24 and later collect into a
+// tick the package's uncork() sends (countCollected()), apart from
+// `reasons` until stats(): an integer where a dictionary entry costs a
+// lookup and a store on every write of a tick.
+let collectedBusy = 0;
 
 /** A response whose bytes all went out with one writev(2). */
 function countFast() {
@@ -35,6 +42,16 @@ function countHead() {
   heads++;
 }
 
+/**
+ * An uncork() whose collected chunk (Node 22 and later: kChunkedBuffer)
+ * the package sent as one framed write (`framed` true) or with runs of its
+ * strings joined (lib/chunked-buffer.js).
+ */
+function countUncork(framed) {
+  if (framed) framedUncorks++;
+  else joinedUncorks++;
+}
+
 /** A response whose rest was handed to socket.write(). */
 function countPartial() {
   partialWrites++;
@@ -48,6 +65,15 @@ function countFallback(reason, res, data) {
   fallbacks++;
   reasons[reason] = (reasons[reason] || 0) + 1;
   if (DEBUG && logged[reason] === undefined) logFirst(reason, res, data);
+}
+
+/**
+ * countFallback('socket-busy', res, data) for a write() that Node collects
+ * into a tick started before it (lib/stream.js writeCollected()).
+ */
+function countCollected(res, data) {
+  if (DEBUG) countFallback('socket-busy', res, data);
+  else collectedBusy++;
 }
 
 function logFirst(reason, res, data) {
@@ -121,8 +147,9 @@ function stats() {
     partial: partialWrites,
     writes: chunkWrites,
     heads,
-    fallback: fallbacks,
-    reasons: { ...reasons },
+    uncorks: { framed: framedUncorks, joined: joinedUncorks },
+    fallback: fallbacks + collectedBusy,
+    reasons: collectedBusy === 0 ? { ...reasons } : { ...reasons, 'socket-busy': (reasons['socket-busy'] || 0) + collectedBusy },
     writev: { calls: calls - writevBase[0], bytes: bytes - writevBase[1] },
     requests: {
       fast: requestFast,
@@ -139,8 +166,11 @@ function resetStats() {
   partialWrites = 0;
   chunkWrites = 0;
   heads = 0;
+  framedUncorks = 0;
+  joinedUncorks = 0;
   fallbacks = 0;
   reasons = { __proto__: null };
+  collectedBusy = 0;
   logged = { __proto__: null };
   requestFast = 0;
   requestPartial = 0;
@@ -150,6 +180,6 @@ function resetStats() {
 }
 
 module.exports = {
-  countFast, countPartial, countWrite, countHead, countFallback, countRequestFast, countRequestPartial, countRequestFallback,
+  countFast, countPartial, countWrite, countHead, countUncork, countFallback, countCollected, countRequestFast, countRequestPartial, countRequestFallback,
   logInstall, stats, resetStats,
 };

@@ -40,12 +40,13 @@
 // either way.
 
 const { R } = require('./reasons');
-const { bodyKind } = require('./body');
+const { bodyKind, isAscii } = require('./body');
 const {
-  nodeWrite, socketWrite, kNeedDrain, kCorked, NODE_COMBINES_CHUNKS, NODE_COLLECTS_TICK_CHUNKS,
+  nodeWrite, nodeUncork, socketWrite, kNeedDrain, kCorked, NODE_COMBINES_CHUNKS, NODE_COLLECTS_TICK_CHUNKS,
   SINGLE_WRITE_CALLBACK_WITHOUT_ARGUMENT, sendsThroughNode, defaultEncodingIsUtf8,
 } = require('./node-internals');
-const { countFallback, countWrite } = require('./stats');
+const { countFallback, countWrite, countCollected } = require('./stats');
+const { uncork: uncorkFramed, FRAMES_CHUNK } = require('./chunked-buffer');
 const { binding, layout } = require('./binding');
 const { Writable } = require('node:stream');
 
@@ -118,6 +119,7 @@ function writeReason(res) {
  * public documentation).
  */
 function write(res, chunk, encoding, callback) {
+  if (NODE_COLLECTS_TICK_CHUNKS) return writeCollected(res, chunk, encoding, callback);
   let enc = encoding;
   let cb = callback;
   if (typeof enc === 'function') {
@@ -162,6 +164,69 @@ function write(res, chunk, encoding, callback) {
   }
   if (!ret) res[kNeedDrain] = true;
   return ret;
+}
+
+/**
+ * Node 24 and later (NODE_COLLECTS_TICK_CHUNKS): Node's own write(), which
+ * collects a tick's chunks into kChunkedBuffer, with the tick's uncork()
+ * the package's (lib/chunked-buffer.js: the string chunks framed into one
+ * socket write), as under patchEnd, whose uncork() Node's write_() calls
+ * itself. On the write() that starts a tick, at the point where Node's
+ * write_() corks the response and schedules its uncork() (after its
+ * checks and the implicit head: collectReason()), the response is corked
+ * here and uncorkCollected() scheduled instead; Node's write() then finds
+ * the socket corked and collects the chunk. The tick's later writes are
+ * Node's as they are ('socket-busy'), collected for the same uncork().
+ * Measured under callgrind (benchmark/instructions.js, stream case, Node
+ * 26, one write of 64 B per tick): see README, "Streamed writes".
+ */
+function writeCollected(res, chunk, encoding, callback) {
+  const reason = collectReason(res, chunk, encoding);
+  if (reason === null) {
+    res.cork();
+    process.nextTick(uncorkCollected, res);
+    countWrite();
+  } else if (reason === R.SOCKET_BUSY) {
+    countCollected(res, chunk);
+  } else {
+    countFallback(reason, res, chunk);
+  }
+  return nodeWrite.call(res, chunk, encoding, callback);
+}
+
+/**
+ * Why Node's write_() would not cork the response for a tick here and
+ * reach its collecting with a string chunk (writeCollected()), or null.
+ * Its checks in its order, those that throw or return left to it: the
+ * chunk's type, an ended or destroyed response, strictContentLength, an
+ * unknown encoding; then the implicit head, as it renders it, a response
+ * without a body, a body it does not frame, and its own test: a socket
+ * not yet corked.
+ */
+function collectReason(res, chunk, encoding) {
+  if (binding === null) return R.NO_ADDON;
+  if (!FRAMES_CHUNK || typeof chunk !== 'string') return R.NODE_COMBINES_CHUNKS;
+  if (res.finished || res.destroyed) return R.FINISHED;
+  if (res.strictContentLength) return R.STRICT_CONTENT_LENGTH;
+  if (typeof encoding === 'string' && !Buffer.isEncoding(encoding)) return R.ENCODING;
+  const socket = res.socket;
+  if (socket === null || socket === undefined) return R.NOT_CURRENT;
+  if (socket.writableCorked) return R.SOCKET_BUSY;
+  if (!res._header) res._implicitHeader();
+  if (!res._hasBody) return R.NO_BODY_ALLOWED;
+  if (!res.chunkedEncoding) return R.NOT_CHUNKED;
+  return null;
+}
+
+/**
+ * Node's connectionCorkNT() for a tick writeCollected() corked: the
+ * response's uncork() when it is still corked, the package's framing one
+ * in place of Node's own.
+ */
+function uncorkCollected(res) {
+  if (!res[kCorked]) return;
+  if (res.uncork === nodeUncork) uncorkFramed.call(res);
+  else res.uncork();
 }
 
 /**
@@ -286,10 +351,6 @@ function stringBytes(chunk, kind) {
   return (kind & BODY_KIND_MASK) === BODY_LATIN1 ? chunk.length : Buffer.byteLength(chunk, 'utf8');
 }
 
-function isAscii(string) {
-  return Buffer.byteLength(string, 'utf8') === string.length;
-}
-
 function nop() {}
 
-module.exports = { write, isAscii };
+module.exports = { write };

@@ -75,19 +75,39 @@ async function run(handler, options = {}) {
   return { bytes: bytes.replace(/\r\nDate: [^\r]*/, '\r\nDate: -'), records, socketWrites };
 }
 
-/** The handler once with Node's own uncork() and once under patchEnd (`options` the server's). */
-async function differential(handler, options) {
-  const node = await run(handler, options);
-  const uninstall = fastResponse.install({ patchEnd: true });
-  let fast;
+// The method writing() calls: 'write', or 'fastWrite' in the third run.
+let writeMethod = 'write';
+
+/** The run under `install(options)`, writing() calling `method`; stats() counted over it. */
+async function runInstalled(handler, options, installOptions, method) {
+  const uninstall = fastResponse.install(installOptions);
+  fastResponse.resetStats();
+  writeMethod = method;
   try {
-    fast = await run(handler, options);
+    const result = await run(handler, options);
+    return { ...result, stats: fastResponse.stats() };
   } finally {
+    writeMethod = 'write';
     uninstall();
   }
+}
+
+/**
+ * The handler once with Node's own uncork() and write(), once under
+ * patchEnd (`fast`), and once after install() with its writes as
+ * res.fastWrite() (`fastWrite`: from Node 24 on it schedules the package's
+ * uncork() itself, lib/stream.js writeCollected()); `options` the
+ * server's. The same bytes and records each time.
+ */
+async function differential(handler, options) {
+  const node = await run(handler, options);
+  const fast = await runInstalled(handler, options, { patchEnd: true }, 'write');
   assert.equal(fast.bytes, node.bytes);
   assert.deepStrictEqual(fast.records, node.records);
-  return { node, fast };
+  const fastWrite = await runInstalled(handler, options, {}, 'fastWrite');
+  assert.equal(fastWrite.bytes, node.bytes, 'res.fastWrite(): the bytes');
+  assert.deepStrictEqual(fastWrite.records, node.records, 'res.fastWrite(): the records');
+  return { node, fast, fastWrite };
 }
 
 /**
@@ -104,7 +124,8 @@ function writing(res, record, name, chunk, encoding) {
     const how = NODE_COLLECTS_TICK_CHUNKS ? [this === undefined ? 'plain call' : typeof this] : [];
     record('callback', name, err === undefined ? 'undefined' : err, ...how);
   };
-  const ret = encoding === undefined ? res.write(chunk, callback) : res.write(chunk, encoding, callback);
+  const write = writeMethod;
+  const ret = encoding === undefined ? res[write](chunk, callback) : res[write](chunk, encoding, callback);
   record('write', name, ret, res.writableLength, res.writableNeedDrain);
 }
 
@@ -120,12 +141,13 @@ test('eight UTF-8 strings in one tick, then end(): one socket write for the chun
   if (collected(node, /\r\n\r\n[0-9a-f]+\r\n(chunk \d [^\r]*){8}\r\n0\r\n\r\n$/)) {
     assert.equal(node.socketWrites, 12);
     assert.equal(fast.socketWrites, FRAMES_CHUNK ? 2 : 5);
+    assert.deepStrictEqual(fast.stats.uncorks, FRAMES_CHUNK ? { framed: 1, joined: 0 } : { framed: 0, joined: 1 });
   }
 });
 
 test('one write per tick, ASCII and UTF-8: one socket write a tick where Node makes four', { skip }, async () => {
   const chunks = ['data: one\n\n', 'data: caf\u00e9 \u2713\n\n', 'data: \ud83d\ude00\n\n', 'data: four\n\n'];
-  const { node, fast } = await differential((res, record) => {
+  const { node, fast, fastWrite } = await differential((res, record) => {
     res.writeHead(200, { 'Content-Type': 'text/event-stream' });
     let i = 0;
     const next = () => {
@@ -141,6 +163,12 @@ test('one write per tick, ASCII and UTF-8: one socket write a tick where Node ma
     // chunk, CRLF; then the last chunk.
     assert.equal(node.socketWrites, 4 * chunks.length + 1);
     assert.equal(fast.socketWrites, chunks.length + 1);
+    // res.fastWrite() after install() alone: framed by the uncork() it
+    // scheduled, counted as the tick's first write and a framed uncork().
+    assert.equal(fastWrite.socketWrites, chunks.length + 1);
+    assert.deepStrictEqual([fast.stats.writes, fast.stats.uncorks], [0, { framed: chunks.length, joined: 0 }]);
+    assert.deepStrictEqual([fastWrite.stats.writes, fastWrite.stats.uncorks, fastWrite.stats.fallback],
+                           [chunks.length, { framed: chunks.length, joined: 0 }, 0]);
   }
 });
 

@@ -219,7 +219,7 @@ describe('installed with its prebuild', () => {
       assert.equal(out.native, true);
       assert.equal(out.addon, path.join(app, 'node_modules', pkg.name, 'prebuilds', tuple, prebuildName));
       assertSameBytes(out);
-      assert.deepEqual(out.stats, { fast: 1, partial: 0, writes: 0, heads: 0, fallback: 0, reasons: {}, writev: { calls: 1, bytes: fastBytes(out) },
+      assert.deepEqual(out.stats, { fast: 1, partial: 0, writes: 0, heads: 0, uncorks: { framed: 0, joined: 0 }, fallback: 0, reasons: {}, writev: { calls: 1, bytes: fastBytes(out) },
         requests: { fast: 0, partial: 0, fallback: 0, reasons: {} } });
     });
   }
@@ -251,7 +251,7 @@ describe('installed without a prebuild, nothing to compile with', () => {
                  new RegExp(`^No native build was found for platform=${process.platform} arch=${process.arch} runtime=node `));
     assert.match(out.loadError, new RegExp(`loaded from: ${path.join(app, 'node_modules', pkg.name)}`));
     assertSameBytes(out);
-    assert.deepEqual(out.stats, { fast: 0, partial: 0, writes: 0, heads: 0, fallback: 1, reasons: { 'no-addon': 1 }, writev: { calls: 0, bytes: 0 },
+    assert.deepEqual(out.stats, { fast: 0, partial: 0, writes: 0, heads: 0, uncorks: { framed: 0, joined: 0 }, fallback: 1, reasons: { 'no-addon': 1 }, writev: { calls: 0, bytes: 0 },
       requests: { fast: 0, partial: 0, fallback: 0, reasons: {} } });
   });
 

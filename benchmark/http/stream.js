@@ -46,13 +46,13 @@ function main({ len, writes, tick, c, duration, method }) {
     next();
   };
   // Node 24 and later collect every tick's chunks themselves (as the
-  // package at FAST_RESPONSE_PATH finds it): the package leaves write() to
-  // Node there (stats() counts no write), method=fastWrite measures Node's
-  // path with the package installed, and method=patched Node's write()
-  // with the package's uncork() framing what it collected
-  // (lib/chunked-buffer.js).
+  // package at FAST_RESPONSE_PATH finds it): write() is Node's there, and
+  // the package's uncork() frames what it collected (lib/chunked-buffer.js;
+  // under patchEnd, and for the ticks res.fastWrite() starts,
+  // lib/stream.js writeCollected()). The progress line shows stats()'s
+  // uncorks framed and joined.
   const nodePath = (method === 'patched' || method === 'fastWrite') && collectsChunks() ?
-    `Node's own write() (it collects a tick's chunks)${method === 'patched' ? ', the package\'s uncork()' : ''}` :
+    'Node\'s own write() (it collects a tick\'s chunks), the package\'s uncork()' :
     undefined;
   cases.serve(bench, { method, c, duration, nodePath }, { end: handler, fastWrite: handler, patched: handler, bound: () => bound(chunk, writes, tick) },
               { status: 200, headers, body: chunk.repeat(writes) });

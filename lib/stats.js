@@ -6,7 +6,7 @@
 // too; unset, that costs one boolean per fallback.
 
 const { debuglog } = require('node:util');
-const { REASONS } = require('./reasons');
+const { REASONS, R } = require('./reasons');
 const { binding } = require('./binding');
 
 const debug = debuglog('fast-response');
@@ -68,11 +68,11 @@ function countFallback(reason, res, data) {
 }
 
 /**
- * countFallback('socket-busy', res, data) for a write() that Node collects
+ * countFallback(R.SOCKET_BUSY, res, data) for a write() that Node collects
  * into a tick started before it (lib/stream.js writeCollected()).
  */
 function countCollected(res, data) {
-  if (DEBUG) countFallback('socket-busy', res, data);
+  if (DEBUG) countFallback(R.SOCKET_BUSY, res, data);
   else collectedBusy++;
 }
 
@@ -149,7 +149,7 @@ function stats() {
     heads,
     uncorks: { framed: framedUncorks, joined: joinedUncorks },
     fallback: fallbacks + collectedBusy,
-    reasons: collectedBusy === 0 ? { ...reasons } : { ...reasons, 'socket-busy': (reasons['socket-busy'] || 0) + collectedBusy },
+    reasons: collectedBusy === 0 ? { ...reasons } : { ...reasons, [R.SOCKET_BUSY]: (reasons[R.SOCKET_BUSY] || 0) + collectedBusy },
     writev: { calls: calls - writevBase[0], bytes: bytes - writevBase[1] },
     requests: {
       fast: requestFast,

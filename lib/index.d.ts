@@ -188,8 +188,11 @@ declare namespace fastResponse {
      * res.write() chunks the package framed (`write()`, `fastWrite()`,
      * patchEnd; Node 18 to 22). On Node 24 and later, which collect a
      * tick's chunks themselves, the `write()`/`fastWrite()` calls that
-     * started a tick whose collected chunk the package's uncork() sends
-     * (`uncorks`); the tick's later writes count as 'socket-busy'.
+     * started a tick and scheduled the package's uncork() in place of
+     * Node's; whether that uncork() framed or joined the tick's chunk is
+     * `uncorks` (it leaves a Buffer, a chunk past its limits, or a tick
+     * that end() flushes without patchEnd to Node's). The writes Node
+     * collects into a response already corked are counted nowhere.
      */
     writes: number;
     /**
@@ -199,11 +202,12 @@ declare namespace fastResponse {
      */
     heads: number;
     /**
-     * uncork() calls (Node 22 and later: Node's collected chunk of a tick,
-     * or of a user's cork()) whose string chunks the package sent as one
-     * framed socket write (`framed`, Node 24 and later) or joined before
-     * Node's own uncork() sent them (`joined`). Under `patchEnd`, and for
-     * the ticks `fastWrite()`/`write()` started on Node 24 and later.
+     * uncork() calls whose collected string chunks the package sent as
+     * one framed socket write (`framed`: Node 24 and later) or joined
+     * before Node's own uncork() sent them (`joined`: Node 22 and later;
+     * on 22 only a response the user corked collects). Under `patchEnd`,
+     * and for the ticks `fastWrite()`/`write()` started on Node 24 and
+     * later. Always 0 on Node 18 and 20.
      */
     uncorks: { framed: number; joined: number };
     /** Calls that went to Node's own code. */

@@ -285,6 +285,14 @@ const NODE_COLLECTS_TICK_CHUNKS = NODE_COMBINES_CHUNKS && (kCorked === undefined
 const nodeUncork = NODE_COMBINES_CHUNKS && kChunkedLength !== undefined && kCorked !== undefined ?
   nodesOwnOrNull(OutgoingMessage.prototype.uncork, 'uncork', ['kChunkedBuffer', 'crlf_buf']) : null;
 
+/**
+ * Node's own OutgoingMessage.prototype.cork (kCorked++ and the socket's
+ * cork()), or null: write_() calls the response's cork() once, at the
+ * first write of a tick (lib/stream.js writeCollected() corks in its place
+ * only where it is Node's).
+ */
+const nodeCork = kCorked !== undefined ? nodesOwnOrNull(OutgoingMessage.prototype.cork, 'cork', ['.cork()']) : null;
+
 // Node 18's socket calls a write's callback with no argument when it is
 // the only write of an uncork, and with one (undefined) when several go out
 // together (writev); Node 20 and later pass `null` either way. Node's own
@@ -325,6 +333,7 @@ module.exports = {
   kChunkedLength,
   kCorked,
   nodeUncork,
+  nodeCork,
   CLIENT_PATH_GAINS,
   socketWrite,
   FAILED_WRITE_COUNTED,

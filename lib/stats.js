@@ -6,7 +6,7 @@
 // too; unset, that costs one boolean per fallback.
 
 const { debuglog } = require('node:util');
-const { REASONS, R } = require('./reasons');
+const { REASONS } = require('./reasons');
 const { binding } = require('./binding');
 
 const debug = debuglog('fast-response');
@@ -21,11 +21,6 @@ let framedUncorks = 0;
 let joinedUncorks = 0;
 let fallbacks = 0;
 let reasons = { __proto__: null };
-// 'socket-busy' fallbacks of the writes Node 24 and later collect into a
-// tick the package's uncork() sends (countCollected()), apart from
-// `reasons` until stats(): an integer where a dictionary entry costs a
-// lookup and a store on every write of a tick.
-let collectedBusy = 0;
 
 /** A response whose bytes all went out with one writev(2). */
 function countFast() {
@@ -65,15 +60,6 @@ function countFallback(reason, res, data) {
   fallbacks++;
   reasons[reason] = (reasons[reason] || 0) + 1;
   if (DEBUG && logged[reason] === undefined) logFirst(reason, res, data);
-}
-
-/**
- * countFallback(R.SOCKET_BUSY, res, data) for a write() that Node collects
- * into a tick started before it (lib/stream.js writeCollected()).
- */
-function countCollected(res, data) {
-  if (DEBUG) countFallback(R.SOCKET_BUSY, res, data);
-  else collectedBusy++;
 }
 
 function logFirst(reason, res, data) {
@@ -148,8 +134,8 @@ function stats() {
     writes: chunkWrites,
     heads,
     uncorks: { framed: framedUncorks, joined: joinedUncorks },
-    fallback: fallbacks + collectedBusy,
-    reasons: collectedBusy === 0 ? { ...reasons } : { ...reasons, [R.SOCKET_BUSY]: (reasons[R.SOCKET_BUSY] || 0) + collectedBusy },
+    fallback: fallbacks,
+    reasons: { ...reasons },
     writev: { calls: calls - writevBase[0], bytes: bytes - writevBase[1] },
     requests: {
       fast: requestFast,
@@ -170,7 +156,6 @@ function resetStats() {
   joinedUncorks = 0;
   fallbacks = 0;
   reasons = { __proto__: null };
-  collectedBusy = 0;
   logged = { __proto__: null };
   requestFast = 0;
   requestPartial = 0;
@@ -180,6 +165,6 @@ function resetStats() {
 }
 
 module.exports = {
-  countFast, countPartial, countWrite, countHead, countUncork, countFallback, countCollected, countRequestFast, countRequestPartial, countRequestFallback,
+  countFast, countPartial, countWrite, countHead, countUncork, countFallback, countRequestFast, countRequestPartial, countRequestFallback,
   logInstall, stats, resetStats,
 };

@@ -42,10 +42,10 @@
 const { R } = require('./reasons');
 const { bodyKind, isAscii } = require('./body');
 const {
-  nodeWrite, nodeUncork, socketWrite, kNeedDrain, kCorked, NODE_COMBINES_CHUNKS, NODE_COLLECTS_TICK_CHUNKS,
+  nodeWrite, nodeUncork, nodeCork, socketWrite, kNeedDrain, kCorked, NODE_COMBINES_CHUNKS, NODE_COLLECTS_TICK_CHUNKS,
   SINGLE_WRITE_CALLBACK_WITHOUT_ARGUMENT, sendsThroughNode, defaultEncodingIsUtf8,
 } = require('./node-internals');
-const { countFallback, countWrite, countCollected } = require('./stats');
+const { countFallback, countWrite } = require('./stats');
 const { uncork: uncorkFramed, FRAMES_CHUNK } = require('./chunked-buffer');
 const { binding, layout } = require('./binding');
 const { Writable } = require('node:stream');
@@ -175,8 +175,11 @@ function write(res, chunk, encoding, callback) {
  * write_() corks the response and schedules its uncork() (after its
  * checks and the implicit head: collectReason()), the response is corked
  * here and uncorkCollected() scheduled instead; Node's write() then finds
- * the socket corked and collects the chunk. The tick's later writes are
- * Node's as they are ('socket-busy'), collected for the same uncork().
+ * the socket corked and collects the chunk. The tick's later writes (and
+ * any while the response is corked) are Node's as they are, collected
+ * for the same uncork(), and counted nowhere, as every write() under
+ * patchEnd there: stats().uncorks counts what the uncork() framed or
+ * joined.
  * Measured under callgrind (benchmark/instructions.js, stream case, Node
  * 26, one write of 64 B per tick): see README, "Streamed writes".
  */
@@ -186,9 +189,7 @@ function writeCollected(res, chunk, encoding, callback) {
     res.cork();
     process.nextTick(uncorkCollected, res);
     countWrite();
-  } else if (reason === R.SOCKET_BUSY) {
-    countCollected(res, chunk);
-  } else {
+  } else if (reason !== R.SOCKET_BUSY || !res[kCorked]) {
     countFallback(reason, res, chunk);
   }
   return nodeWrite.call(res, chunk, encoding, callback);
@@ -208,10 +209,15 @@ function collectReason(res, chunk, encoding) {
   if (!FRAMES_CHUNK || typeof chunk !== 'string') return R.NODE_COMBINES_CHUNKS;
   if (res.finished || res.destroyed) return R.FINISHED;
   if (res.strictContentLength) return R.STRICT_CONTENT_LENGTH;
-  if (typeof encoding === 'string' && !Buffer.isEncoding(encoding)) return R.ENCODING;
+  // write() passes a function as the callback; any other encoding that is
+  // set and unknown, a number too, makes write_() throw.
+  if (encoding && typeof encoding !== 'function' && !Buffer.isEncoding(encoding)) return R.ENCODING;
   const socket = res.socket;
   if (socket === null || socket === undefined) return R.NOT_CURRENT;
   if (socket.writableCorked) return R.SOCKET_BUSY;
+  // A cork() of the user's is called by write_() itself, once (it might
+  // not cork the socket, and write_() would call it again).
+  if (res.cork !== nodeCork || nodeCork === null) return R.NODE_COMBINES_CHUNKS;
   if (!res._header) res._implicitHeader();
   if (!res._hasBody) return R.NO_BODY_ALLOWED;
   if (!res.chunkedEncoding) return R.NOT_CHUNKED;

@@ -325,6 +325,40 @@ test('a wrapped _writeRaw() or socket.write() sees Node\'s calls, one per write(
   }
 });
 
+// Found by a new-user check of res.fastWrite() on Node 24+: an unknown
+// encoding that is not a string made it cork before Node's write_() threw
+// (Node throws before it corks), and a cork() of the user's that does not
+// cork was called twice a write (write_() calls it once more when the
+// socket is still not corked).
+test('an encoding that is a number: Node\'s ERR_UNKNOWN_ENCODING, nothing corked', { skip }, async () => {
+  await differential((res, record) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    try {
+      res[writeMethod]('a', 123);
+    } catch (err) {
+      record('threw', err.code, res.writableCorked, res.socket.writableCorked);
+    }
+    writing(res, record, 'after', 'after the throw');
+    record('corked', res.writableCorked, res.socket.writableCorked);
+    res.end(() => record('end'));
+  });
+});
+
+test('a cork() of the user\'s that does not cork: called as often as Node calls it', { skip }, async () => {
+  await differential((res, record) => {
+    res.cork = function cork() {
+      record('user cork()', res.writableCorked);
+    };
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    writing(res, record, 'a', 'one ');
+    writing(res, record, 'b', 'two ');
+    setImmediate(() => {
+      writing(res, record, 'c', 'three');
+      res.end(() => record('end'));
+    });
+  });
+});
+
 test('uninstall() puts Node\'s own uncork() back', { skip }, () => {
   const before = http.ServerResponse.prototype.uncork;
   const uninstall = fastResponse.install({ patchEnd: true });

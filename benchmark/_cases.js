@@ -296,7 +296,32 @@ function serveApp(bench, name, { route, len, method, c, duration }, contentTypes
   }).catch((err) => bench.fail(err));
 }
 
+/**
+ * The streamed response's handler (http/stream.js, instructions-stream.js):
+ * writeHead(200, headers), `writes` writes of `chunk` with res[write]()
+ * (all in one tick, `tick` 'one', or one per turn of the event loop,
+ * setImmediate between them, 'each'), then res[end]() without data.
+ */
+function streamedHandler({ chunk, writes, tick, headers, write, end }) {
+  return (req, res) => {
+    res.writeHead(200, headers);
+    if (tick === 'one') {
+      for (let i = 0; i < writes; i++) res[write](chunk);
+      res[end]();
+      return;
+    }
+    let left = writes;
+    const next = () => {
+      res[write](chunk);
+      if (--left === 0) res[end]();
+      else setImmediate(next);
+    };
+    next();
+  };
+}
+
 module.exports = {
+  streamedHandler,
   packagePath,
   renderedHead,
   LENS,

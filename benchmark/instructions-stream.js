@@ -10,8 +10,8 @@
 //   node benchmark/instructions-stream.js [--len 64] [--writes 8]
 //        [--tick one|each] [--requests 5000,25000] [method ...]
 //
-// method: write (Node's own res.write(), no package), fastWrite
-// (res.fastWrite() after install()), patched (res.write() under
+// method: write (Node's own res.write() and end(), no package), fastWrite
+// (res.fastWrite() and res.fastEnd() after install()), patched (res.write() under
 // install({ patchEnd: true })). Default: write and fastWrite. Each
 // response: writeHead(200, { Content-Type }), `writes` string chunks of
 // `len` bytes (in one tick, or one per tick with setImmediate between),
@@ -23,6 +23,7 @@
 const { spawnSync } = require('node:child_process');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
+const { streamedHandler } = require('./_cases.js');
 
 const METHODS = ['write', 'fastWrite', 'patched'];
 
@@ -33,24 +34,11 @@ function child({ method, len, writes, tick, requests }) {
   const fastResponse = require('..');
   if (method === 'fastWrite') fastResponse.install();
   else if (method === 'patched') fastResponse.install({ patchEnd: true });
-  const name = method === 'fastWrite' ? 'fastWrite' : 'write';
-  const chunk = 'x'.repeat(len);
-  const headers = { 'Content-Type': 'text/plain' };
-  const server = http.createServer((req, res) => {
-    res.writeHead(200, headers);
-    if (tick === 'one') {
-      for (let i = 0; i < writes; i++) res[name](chunk);
-      res.end();
-      return;
-    }
-    let left = writes;
-    const next = () => {
-      res[name](chunk);
-      if (--left === 0) res.end();
-      else setImmediate(next);
-    };
-    next();
-  });
+  const fast = method === 'fastWrite';
+  const server = http.createServer(streamedHandler({
+    chunk: 'x'.repeat(len), writes, tick, headers: { 'Content-Type': 'text/plain' },
+    write: fast ? 'fastWrite' : 'write', end: fast ? 'fastEnd' : 'end',
+  }));
   server.listen(0, '127.0.0.1', () => {
     const client = net.connect(server.address().port, '127.0.0.1');
     const request = 'GET / HTTP/1.1\r\nHost: x\r\n\r\n';

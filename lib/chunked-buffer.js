@@ -230,7 +230,58 @@ function isLowSurrogate(code) {
   return code >= 0xdc00 && code <= 0xdfff;
 }
 
+/**
+ * Node 24 and later, before Node's own end() (`res.fastEnd()` after
+ * `res.fastWrite()` in one tick): what Node's end() does with the chunks
+ * collected in the tick, taken here with the package's uncork() (framed,
+ * above) where Node's end() would call Node's own, the response's
+ * uncork() being Node's (not under patchEnd, whose uncork() Node's end()
+ * calls itself). A string `data` is collected first as Node's write_()
+ * collects end()'s chunk (after the same checks: a string in a known
+ * encoding, the response not finished or destroyed, its head rendered, a
+ * chunked body, the response corked), then the step that flushes ("Flush
+ * buffered chunks": socket.cork(), kCorked = 1, this.uncork()). Node's
+ * end() is then called without the data (lib/end.js) and goes on as it
+ * would: nothing collected, the last chunk, 'finish', the socket's
+ * uncork(). Taken only where Node's end() reaches that step with nothing
+ * else done first that this would reorder: no strictContentLength (its
+ * check throws before the flush); the end callback, which Node's end()
+ * queues before the flush, is only queued (queueEndCallback()), and the
+ * flush neither finishes the response nor calls it. Returns whether
+ * `data` was collected here.
+ *
+ * @param {import('http').ServerResponse} res
+ * @param {unknown} data end()'s first argument.
+ * @param {unknown} encoding end()'s second argument.
+ * @returns {boolean}
+ */
+function flushCollected(res, data, encoding) {
+  if (!FRAMES_CHUNK) return false;
+  const collect = typeof data === 'string' && data.length !== 0;
+  if (data && typeof data !== 'function' && !collect) return false;
+  const buf = res[kChunkedBuffer];
+  if (buf.length === 0 || res.uncork !== nodeUncork || res.finished || res.destroyed || !res._header ||
+      !res._hasBody || !res.chunkedEncoding || !res[kCorked] || res.strictContentLength) {
+    return false;
+  }
+  const socket = res.socket;
+  if (collect) {
+    const enc = typeof encoding === 'function' ? undefined : encoding;
+    if (enc && !Buffer.isEncoding(enc)) return false;
+    // Node's end(): its socket.cork() before write_().
+    socket?.cork();
+    buf.push(data, enc, nop);
+    res[kChunkedLength] += Buffer.byteLength(data, enc);
+  }
+  socket?.cork();
+  res[kCorked] = 1;
+  uncork.call(res);
+  return collect;
+}
+
+function nop() {}
+
 /** Whether uncork() can be installed over this Node's own. */
 const JOINS_CHUNKS = nodeUncork !== null;
 
-module.exports = { uncork, JOINS_CHUNKS, FRAMES_CHUNK };
+module.exports = { uncork, flushCollected, JOINS_CHUNKS, FRAMES_CHUNK };

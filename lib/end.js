@@ -10,6 +10,7 @@ const { layout } = require('./binding');
 const { bodyKind, toBytes } = require('./body');
 const { FROM_RESPONSE, writeDirect } = require('./gate');
 const { countFallback } = require('./stats');
+const { flushCollected } = require('./chunked-buffer');
 const { R } = require('./reasons');
 
 const { BODY_BYTES } = layout;
@@ -20,6 +21,12 @@ let inSendFallback = false;
 
 function fallback(res, reason, data, encoding, callback) {
   if (!inSendFallback) countFallback(reason, res, data);
+  // Node 24+: a tick's chunks collected by res.fastWrite() (and end()'s
+  // string data) leave framed; Node's end() then finds them sent.
+  if (flushCollected(res, data, encoding)) {
+    const cb = typeof encoding === 'function' ? encoding : callback;
+    return typeof cb === 'function' ? nodeEnd.call(res, cb) : nodeEnd.call(res);
+  }
   return nodeEnd.call(res, data, encoding, callback);
 }
 

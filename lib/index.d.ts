@@ -27,7 +27,10 @@ declare module 'node:http' {
     /**
      * Added by `install()`. Ends the response exactly as
      * `res.end(data, encoding, callback)` does, with the head rendered
-     * natively and head and body sent with one writev(2).
+     * natively and head and body sent with one writev(2). After writes in
+     * the same tick on Node 24 and later (which collect them), the chunk
+     * Node's end() would flush, with a string `data` in it, leaves framed
+     * as one socket write, as `fastWrite()`'s tick does.
      */
     fastEnd(callback?: () => void): this;
     fastEnd(data: string | Uint8Array, callback?: () => void): this;
@@ -207,7 +210,8 @@ declare namespace fastResponse {
      * before Node's own uncork() sent them (`joined`: Node 22 and later;
      * on 22 only a response the user corked collects). Under `patchEnd`,
      * and for the ticks `fastWrite()`/`write()` started on Node 24 and
-     * later. Always 0 on Node 18 and 20.
+     * later, and the flush of a `fastEnd()` after writes in its tick
+     * there. Always 0 on Node 18 and 20.
      */
     uncorks: { framed: number; joined: number };
     /** Calls that went to Node's own code. */

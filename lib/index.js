@@ -132,6 +132,12 @@ function defineMethod(object, name, value) {
  * HEAD, 204 and 304 (no body), `Connection`, the server's
  * `keepAliveTimeout` and `maxRequestsPerSocket`.
  *
+ * After writes in the same tick on Node 24 and later, which collect a
+ * tick's chunks (kChunkedBuffer), the chunk Node's end() flushes (with a
+ * string `data` in it, as Node collects it) is sent by the package's
+ * uncork(), framed as one socket write (lib/chunked-buffer.js
+ * flushCollected()), where Node's end() would call Node's own.
+ *
  * The fast path renders the head natively and writes head and body with one
  * writev(2) on the socket; a Buffer body is not copied. It steps aside for
  * Node's own end() when the response is not the socket's current one, the

@@ -75,19 +75,23 @@ async function run(handler, options = {}) {
   return { bytes: bytes.replace(/\r\nDate: [^\r]*/, '\r\nDate: -'), records, socketWrites };
 }
 
-// The method writing() calls: 'write', or 'fastWrite' in the third run.
+// The methods writing() and ending() call: 'write' and 'end', or
+// 'fastWrite' and 'fastEnd' in the third run.
 let writeMethod = 'write';
+let endMethod = 'end';
 
 /** The run under `install(options)`, writing() calling `method`; stats() counted over it. */
 async function runInstalled(handler, options, installOptions, method) {
   const uninstall = fastResponse.install(installOptions);
   fastResponse.resetStats();
   writeMethod = method;
+  endMethod = method === 'fastWrite' ? 'fastEnd' : 'end';
   try {
     const result = await run(handler, options);
     return { ...result, stats: fastResponse.stats() };
   } finally {
     writeMethod = 'write';
+    endMethod = 'end';
     uninstall();
   }
 }
@@ -95,9 +99,11 @@ async function runInstalled(handler, options, installOptions, method) {
 /**
  * The handler once with Node's own uncork() and write(), once under
  * patchEnd (`fast`), and once after install() with its writes as
- * res.fastWrite() (`fastWrite`: from Node 24 on it schedules the package's
- * uncork() itself, lib/stream.js writeCollected()); `options` the
- * server's. The same bytes and records each time.
+ * res.fastWrite() and its end() as res.fastEnd() (`fastWrite`: from Node
+ * 24 on fastWrite() schedules the package's uncork() itself, lib/stream.js
+ * writeCollected(), and fastEnd() without data flushes the chunks
+ * collected in its tick through it, lib/chunked-buffer.js
+ * flushCollected()); `options` the server's. The same bytes and records each time.
  */
 async function differential(handler, options) {
   const node = await run(handler, options);
@@ -108,6 +114,11 @@ async function differential(handler, options) {
   assert.equal(fastWrite.bytes, node.bytes, 'res.fastWrite(): the bytes');
   assert.deepStrictEqual(fastWrite.records, node.records, 'res.fastWrite(): the records');
   return { node, fast, fastWrite };
+}
+
+/** end() with a callback recording 'end': res.end(), or res.fastEnd() in the third run. */
+function ending(res, record) {
+  res[endMethod](() => record('end'));
 }
 
 /**
@@ -130,10 +141,10 @@ function writing(res, record, name, chunk, encoding) {
 }
 
 test('eight UTF-8 strings in one tick, then end(): one socket write for the chunk where Node makes eleven', { skip }, async () => {
-  const { node, fast } = await differential((res, record) => {
+  const { node, fast, fastWrite } = await differential((res, record) => {
     res.writeHead(200, { 'Content-Type': 'text/plain' });
     for (let i = 0; i < 8; i++) writing(res, record, `w${i}`, `chunk ${i} \u00e9\u2713 `);
-    res.end(() => record('end'));
+    ending(res, record);
   });
   // Node's uncork() wrote the head with the size line, CRLF, eight chunks,
   // CRLF, then end() the last chunk: 12. Framed: the chunk and the last
@@ -142,6 +153,12 @@ test('eight UTF-8 strings in one tick, then end(): one socket write for the chun
     assert.equal(node.socketWrites, 12);
     assert.equal(fast.socketWrites, FRAMES_CHUNK ? 2 : 5);
     assert.deepStrictEqual(fast.stats.uncorks, FRAMES_CHUNK ? { framed: 1, joined: 0 } : { framed: 0, joined: 1 });
+    // res.fastEnd() after res.fastWrite() in the same tick: the flush of
+    // Node's end() framed too (flushCollected()).
+    if (FRAMES_CHUNK) {
+      assert.equal(fastWrite.socketWrites, 2);
+      assert.deepStrictEqual(fastWrite.stats.uncorks, { framed: 1, joined: 0 });
+    }
   }
 });
 
@@ -153,7 +170,7 @@ test('one write per tick, ASCII and UTF-8: one socket write a tick where Node ma
     const next = () => {
       writing(res, record, `w${i}`, chunks[i]);
       if (++i < chunks.length) setImmediate(next);
-      else setImmediate(() => res.end(() => record('end')));
+      else setImmediate(() => ending(res, record));
     };
     next();
   });
@@ -167,8 +184,10 @@ test('one write per tick, ASCII and UTF-8: one socket write a tick where Node ma
     // scheduled, counted as the tick's first write and a framed uncork().
     assert.equal(fastWrite.socketWrites, chunks.length + 1);
     assert.deepStrictEqual([fast.stats.writes, fast.stats.uncorks], [0, { framed: chunks.length, joined: 0 }]);
+    // (Its res.fastEnd() without data is Node's end(), counted 'no-body'
+    // as every fastEnd() without a body.)
     assert.deepStrictEqual([fastWrite.stats.writes, fastWrite.stats.uncorks, fastWrite.stats.fallback],
-                           [chunks.length, { framed: chunks.length, joined: 0 }, 0]);
+                           [chunks.length, { framed: chunks.length, joined: 0 }, 1]);
   }
 });
 
@@ -178,7 +197,7 @@ test('a head with latin1 bytes beyond ASCII: framed with ASCII chunks, Node\'s s
       res.writeHead(200, { 'Content-Type': 'text/plain', 'X-Name': 'caf\u00e9' });
       writing(res, record, 'a', chunk);
       writing(res, record, 'b', chunk, 'utf8');
-      res.end(() => record('end'));
+      ending(res, record);
     });
     // The head's byte 0xe9 as Node writes it (latin1), whatever the chunk.
     assert.ok(node.bytes.includes('X-Name: caf\u00e9\r\n'), 'the head as latin1');
@@ -195,7 +214,7 @@ test('one string past MAX_FRAMED_UNITS in a tick: Node\'s sends', { skip }, asyn
   const { node, fast } = await differential((res, record) => {
     res.writeHead(200, { 'Content-Type': 'text/plain' });
     writing(res, record, 'large', 'L'.repeat(16 * 1024));
-    res.end(() => record('end'));
+    ending(res, record);
   });
   // One chunk either way: Node 22's own write() frames it with four writes
   // too, and the package's write() there with three.
@@ -213,7 +232,7 @@ test('writes in one tick past the high-water mark: false, then \'drain\' when th
     writing(res, record, 'a', 'a'.repeat(size));
     writing(res, record, 'b', 'b'.repeat(size));
     process.nextTick(() => record('next tick'));
-    setImmediate(() => res.end(() => record('end')));
+    setImmediate(() => ending(res, record));
   }, { highWaterMark: 1024 });
   if (NODE_COLLECTS_TICK_CHUNKS) {
     assert.ok(node.records.some((r) => r[0] === 'write' && r[2] === false), 'a write() returned false');
@@ -234,7 +253,7 @@ test('surrogate halves written apart, an empty chunk, latin1, a Buffer and a 20 
     writing(res, record, 'large', 'L'.repeat(20 * 1024));
     writing(res, record, 'after large 1', ' x');
     writing(res, record, 'after large 2', ' y');
-    res.end(() => record('end'));
+    ending(res, record);
   });
   // Joined: the high half with the empty chunk (-1), the latin1 pair (-1),
   // the two after the large string (-1). Apart: the low half (after a high
@@ -251,7 +270,7 @@ test('surrogate halves written apart in one tick, UTF-8 only: each half as U+FFF
     res.writeHead(200, { 'Content-Type': 'text/plain' });
     writing(res, record, 'high', 'a\ud83d');
     writing(res, record, 'low', '\ude00b');
-    res.end(() => record('end'));
+    ending(res, record);
   });
   // One chunk from Node 24 on, two before.
   assert.equal(node.bytes.split('\u00ef\u00bf\u00bd').length, 3, 'each half as U+FFFD');
@@ -274,13 +293,66 @@ test('writes across ticks with a nested cork(): framed only where Node sends', {
     setImmediate(() => {
       writing(res, record, 'd', 'four ');
       writing(res, record, 'e', 'five');
-      res.end(() => record('end'));
+      ending(res, record);
     });
   });
   // Node: four chunks collected, sent at the outer uncork() (size line
   // with the head, CRLF, four, CRLF); two at end() (five); the last
   // chunk. Framed: one each.
   if (NODE_COLLECTS_TICK_CHUNKS) assert.deepStrictEqual([node.socketWrites, fast.socketWrites], [13, 3]);
+});
+
+// fastEnd() after writes in one tick: Node's end() collects a string given
+// to it with the tick's chunks and flushes them; the package does both
+// before it, with its uncork() (lib/chunked-buffer.js flushCollected()).
+const END_SHAPES = {
+  'data': ['three'],
+  'latin1 data': ['caf\u00e9', 'latin1'],
+  'hex data': ['74687265', 'hex'],
+  'a Buffer': [Buffer.from('three')],
+  'data and a callback that is not one': ['three', 'utf8', 123],
+  'an unknown encoding': ['three', 'no-such'],
+  'an empty string': [''],
+};
+test('end() after writes in one tick, with each kind of data, after a user\'s cork() twice: Node\'s bytes and errors', { skip }, async () => {
+  for (const shape of [...Object.keys(END_SHAPES), 'corked twice', 'callback only']) {
+    const { node, fastWrite } = await differential((res, record) => {
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      if (shape === 'corked twice') {
+        res.cork();
+        res.cork();
+      }
+      writing(res, record, 'a', 'one ');
+      writing(res, record, 'b', 'two ');
+      const args = END_SHAPES[shape];
+      if (args === undefined) {
+        ending(res, record);
+      } else {
+        try {
+          res[endMethod](...args);
+        } catch (err) {
+          record('threw', err.code, res.writableCorked, res.socket.writableCorked);
+          res.end();
+        }
+        res.on('finish', () => record('finish'));
+      }
+      record('ended', res.writableCorked, res.socket.writableCorked, res.writableLength);
+    });
+    if (collected(node, /\r\n\r\n[0-9a-f]+\r\none two [^\r]*\r\n0\r\n\r\n$/) && FRAMES_CHUNK) {
+      // Framed with UTF-8 string data; with data in another encoding class
+      // (latin1, hex) the two UTF-8 writes joined, the data apart; a Buffer
+      // is Node's end() (its uncork(), Node's own); so is the end() after
+      // Node's ERR_UNKNOWN_ENCODING.
+      const uncorks = {
+        'latin1 data': { framed: 0, joined: 1 },
+        'hex data': { framed: 0, joined: 1 },
+        'a Buffer': { framed: 0, joined: 0 },
+        'an unknown encoding': { framed: 0, joined: 0 },
+      }[shape] ?? { framed: 1, joined: 0 };
+      assert.deepStrictEqual(fastWrite.stats.uncorks, uncorks, shape);
+      if (uncorks.framed === 1) assert.equal(fastWrite.socketWrites, 2, shape);
+    }
+  }
 });
 
 test('a response destroyed with its chunks collected: each callback\'s error, as Node', { skip }, async () => {
@@ -320,7 +392,7 @@ test('a wrapped _writeRaw() or socket.write() sees Node\'s calls, one per write(
       writing(res, record, 'b', 'b1', encodings[0]);
       writing(res, record, 'c', 'c1', encodings[1]);
       writing(res, record, 'd', 'd1', encodings[1] === 'binary' ? 'latin1' : 'utf8');
-      res.end(() => record('end'));
+      ending(res, record);
     });
   }
 });
@@ -340,7 +412,7 @@ test('an encoding that is a number: Node\'s ERR_UNKNOWN_ENCODING, nothing corked
     }
     writing(res, record, 'after', 'after the throw');
     record('corked', res.writableCorked, res.socket.writableCorked);
-    res.end(() => record('end'));
+    ending(res, record);
   });
 });
 
@@ -354,7 +426,7 @@ test('a cork() of the user\'s that does not cork: called as often as Node calls 
     writing(res, record, 'b', 'two ');
     setImmediate(() => {
       writing(res, record, 'c', 'three');
-      res.end(() => record('end'));
+      ending(res, record);
     });
   });
 });

@@ -1,14 +1,16 @@
 'use strict';
 
-// `npm test`: the JavaScript suites (node:test) on this Node and, when it is
-// installed (`node scripts/node-versions.js 26`, which .ci/run does), on
-// Node 26 too; then the GoogleTest suite of src/head (test/native/).
-// Exits non-zero when any part fails.
+// `npm test`: the JavaScript suites (node:test) on this Node and on each of
+// Node 18, 22, 24 and 26 that `node scripts/node-versions.js` installed
+// (.ci/run installs all four: the differential suites run on Node 18 to 26,
+// where res.write() and res.uncork() take different paths); then the
+// GoogleTest suite of src/head (test/native/). Exits non-zero when any part
+// fails.
 //
 // Environment:
 //   FAST_RESPONSE_NODES   extra Node binaries to run the JS suites with,
-//                         separated by ':' (default: Node 26 when
-//                         `node scripts/node-versions.js 26` installed it)
+//                         separated by ':' (default: the installed ones
+//                         above)
 //   FAST_RESPONSE_NATIVE  'skip' to leave out the native suite; 'require' to
 //                         fail when CMake or GoogleTest are missing (CI)
 
@@ -19,6 +21,9 @@ const path = require('node:path');
 const { nodeBinary } = require('../scripts/node-versions');
 
 const root = path.join(__dirname, '..');
+// The Node versions the suites also run on when installed: the package's
+// range (engines: >=18), one of each release line whose paths differ.
+const EXTRA_MAJORS = [18, 22, 24, 26];
 
 function testFiles(dir) {
   const out = [];
@@ -39,12 +44,17 @@ function nodes() {
   if (extra !== undefined) {
     list.push(...extra.split(':').filter(Boolean));
   } else {
-    const node26 = nodeBinary(26);
-    if (fs.existsSync(node26)) {
-      list.push(node26);
-    } else {
-      console.log('Node 26 is not installed: run `node scripts/node-versions.js 26` ' +
-                  'to test on it too.');
+    const running = Number(process.versions.node.split('.')[0]);
+    const missing = [];
+    for (const major of EXTRA_MAJORS) {
+      if (major === running) continue;
+      const binary = nodeBinary(major);
+      if (fs.existsSync(binary)) list.push(binary);
+      else missing.push(major);
+    }
+    if (missing.length !== 0) {
+      console.log(`Node ${missing.join(', ')} not installed: run \`node scripts/node-versions.js ` +
+                  `${missing.join(' ')}\` to test on ${missing.length === 1 ? 'it' : 'them'} too.`);
     }
   }
   return list;

@@ -12,7 +12,7 @@
 // per tick (tick=one: head and all chunks as one Buffer), the socket corked
 // for the tick as Node corks it, and Node's own end() for the last chunk and
 // the response's bookkeeping: nothing rendered, framed or validated.
-// method=fastWrite: res.fastWrite() after install().
+// method=fastWrite: res.fastWrite() and res.fastEnd() after install().
 
 const common = require('../common.js');
 const cases = require('../_cases.js');
@@ -29,22 +29,10 @@ const bench = common.createBenchmark(main, {
 function main({ len, writes, tick, c, duration, method }) {
   const chunk = cases.body('string', len);
   const headers = { 'Content-Type': 'text/plain' };
-  const write = method === 'fastWrite' ? 'fastWrite' : 'write';
-  const handler = () => (req, res) => {
-    res.writeHead(200, headers);
-    if (tick === 'one') {
-      for (let i = 0; i < writes; i++) res[write](chunk);
-      res.end();
-      return;
-    }
-    let left = writes;
-    const next = () => {
-      res[write](chunk);
-      if (--left === 0) res.end();
-      else setImmediate(next);
-    };
-    next();
-  };
+  const fast = method === 'fastWrite';
+  const handler = () => cases.streamedHandler({
+    chunk, writes, tick, headers, write: fast ? 'fastWrite' : 'write', end: fast ? 'fastEnd' : 'end',
+  });
   // Node 24 and later collect every tick's chunks themselves (as the
   // package at FAST_RESPONSE_PATH finds it): write() is Node's there, and
   // the package's uncork() frames what it collected (lib/chunked-buffer.js;

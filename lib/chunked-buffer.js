@@ -266,7 +266,9 @@ function flushCollected(res, data, encoding) {
   }
   const socket = res.socket;
   if (collect) {
-    const enc = typeof encoding === 'function' ? undefined : encoding;
+    // end(data, callback): Node's end() sets the encoding to null, and
+    // write_() collects it so (a wrapped _send() sees it).
+    const enc = typeof encoding === 'function' ? null : encoding;
     if (enc && !Buffer.isEncoding(enc)) return false;
     // Node's end(): its socket.cork() before write_().
     socket?.cork();

@@ -313,10 +313,20 @@ const END_SHAPES = {
   'data and a callback that is not one': ['three', 'utf8', 123],
   'an unknown encoding': ['three', 'no-such'],
   'an empty string': [''],
+  'data and a callback, _send() wrapped': ['three', () => {}],
 };
 test('end() after writes in one tick, with each kind of data, after a user\'s cork() twice: Node\'s bytes and errors', { skip }, async () => {
   for (const shape of [...Object.keys(END_SHAPES), 'corked twice', 'callback only']) {
     const { node, fastWrite } = await differential((res, record) => {
+      if (shape.endsWith('_send() wrapped')) {
+        // What it is called with, as Node's uncork() calls it (a new-user
+        // check found end(data, callback)'s encoding undefined, Node's null).
+        const send = res._send;
+        res._send = function _send(data, encoding, ...rest) {
+          record('_send', typeof data === 'string' ? data : `<${data.length} bytes>`, String(encoding));
+          return send.call(this, data, encoding, ...rest);
+        };
+      }
       res.writeHead(200, { 'Content-Type': 'text/plain' });
       if (shape === 'corked twice') {
         res.cork();
@@ -348,6 +358,8 @@ test('end() after writes in one tick, with each kind of data, after a user\'s co
         'hex data': { framed: 0, joined: 1 },
         'a Buffer': { framed: 0, joined: 0 },
         'an unknown encoding': { framed: 0, joined: 0 },
+        // A wrapped _send() sees Node's sends, one per entry.
+        'data and a callback, _send() wrapped': { framed: 0, joined: 0 },
       }[shape] ?? { framed: 1, joined: 0 };
       assert.deepStrictEqual(fastWrite.stats.uncorks, uncorks, shape);
       if (uncorks.framed === 1) assert.equal(fastWrite.socketWrites, 2, shape);

@@ -133,13 +133,17 @@ function sendFramed(res, socket) {
   const kind = typeof first === 'string' ? encodingClass(buf[1], socket) : 0;
   if (kind === 0) return false;
   let data = first;
+  // The last non-empty chunk joined: its last unit is the joined string's
+  // (asked of `data`, a rope, V8 would flatten it, a copy per chunk).
+  let last = first;
   for (let i = 3; i < length; i += 3) {
     const chunk = buf[i];
     if (typeof chunk !== 'string' || encodingClass(buf[i + 1], socket) !== kind ||
-        data.length + chunk.length > MAX_FRAMED_UNITS || (kind === UTF8 && pairsSurrogates(data, chunk))) {
+        data.length + chunk.length > MAX_FRAMED_UNITS || (kind === UTF8 && pairsSurrogates(last, chunk))) {
       return false;
     }
     data += chunk;
+    if (chunk.length !== 0) last = chunk;
   }
   if (data.length > MAX_FRAMED_UNITS) return false;
   const bytes = res[kChunkedLength];
@@ -166,10 +170,12 @@ function joinChunks(res, socket) {
   for (let i = 0; i < length;) {
     const kind = joinClass(buf[i], buf[i + 1], socket);
     let joined = buf[i];
+    let last = joined;  // as in sendFramed()
     let end = i + 3;
     while (kind !== 0 && end < length && joinClass(buf[end], buf[end + 1], socket) === kind &&
-           joined.length + buf[end].length <= MAX_JOINED_UNITS && !(kind === UTF8 && pairsSurrogates(joined, buf[end]))) {
+           joined.length + buf[end].length <= MAX_JOINED_UNITS && !(kind === UTF8 && pairsSurrogates(last, buf[end]))) {
       joined += buf[end];
+      if (buf[end].length !== 0) last = buf[end];
       end += 3;
     }
     if (end - i > 3) {
@@ -216,7 +222,7 @@ function encodingClass(encoding, socket) {
 /**
  * A high surrogate at the end of `before` and a low one at the start of
  * `chunk`: written apart, each is written as U+FFFD; joined, they are one
- * character.
+ * character. `before`: the last non-empty string of those joined so far.
  */
 function pairsSurrogates(before, chunk) {
   return isHighSurrogate(before.charCodeAt(before.length - 1)) && isLowSurrogate(chunk.charCodeAt(0));

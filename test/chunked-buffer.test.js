@@ -276,6 +276,20 @@ test('surrogate halves written apart in one tick, UTF-8 only: each half as U+FFF
   assert.equal(node.bytes.split('\u00ef\u00bf\u00bd').length, 3, 'each half as U+FFFD');
 });
 
+test('surrogate halves written apart with an empty chunk between them, UTF-8 only: each half as U+FFFD, as Node', { skip }, async () => {
+  const { node } = await differential((res, record) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    writing(res, record, 'x', 'x');
+    writing(res, record, 'high', 'a\ud83d');
+    writing(res, record, 'empty', '');
+    writing(res, record, 'low', '\ude00b');
+    writing(res, record, 'y', 'y');
+    ending(res, record);
+  });
+  // The framed chunk's check looks past the empty string to the high half.
+  assert.equal(node.bytes.split('\u00ef\u00bf\u00bd').length, 3, 'each half as U+FFFD');
+});
+
 test('writes across ticks with a nested cork(): framed only where Node sends', { skip }, async () => {
   const { node, fast } = await differential((res, record) => {
     res.writeHead(200, { 'Content-Type': 'text/plain' });

@@ -320,8 +320,64 @@ function streamedHandler({ chunk, writes, tick, headers, write, end }) {
   };
 }
 
+/**
+ * The bound of a streamed response (http/stream.js method=bound, and
+ * instructions-stream.js): the head and the chunks framed in advance (the
+ * head rendered once a second), one socket.write() per tick (tick=one: head
+ * and all chunks as one Buffer), the socket corked for the tick as Node
+ * corks it, and Node's own end() for the last chunk and the response's
+ * bookkeeping: nothing rendered, framed or validated.
+ *
+ * @param {string} chunk each write's chunk (latin1 bytes).
+ * @param {number} writes chunks per response.
+ * @param {'one'|'each'} tick all writes in one tick, or one per tick.
+ * @returns {(req: import('http').IncomingMessage, res: import('http').ServerResponse) => void}
+ */
+function streamedBound(chunk, writes, tick) {
+  const frame = Buffer.from(`${Buffer.byteLength(chunk).toString(16)}\r\n${chunk}\r\n`, 'latin1');
+  let head = '';
+  let first = null;
+  const render = () => {
+    head = 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n' +
+           `Date: ${new Date().toUTCString()}\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\n` +
+           'Transfer-Encoding: chunked\r\n\r\n';
+    const frames = tick === 'one' ? Array(writes).fill(frame) : [frame];
+    first = Buffer.concat([Buffer.from(head, 'latin1'), ...frames]);
+  };
+  render();
+  setInterval(render, 1000).unref();
+  const uncork = (socket) => socket.uncork();
+  const send = (res, bytes) => {
+    const socket = res.socket;
+    if (!socket.writableCorked) {
+      socket.cork();
+      process.nextTick(uncork, socket);
+    }
+    socket.write(bytes);
+  };
+  return (req, res) => {
+    // What writeHead() and the first write() leave on the response.
+    res._header = head;
+    res._headerSent = true;
+    res.chunkedEncoding = true;
+    send(res, first);
+    if (tick === 'one') {
+      res.end();
+      return;
+    }
+    let left = writes - 1;
+    const next = () => {
+      send(res, frame);
+      if (--left === 0) res.end();
+      else setImmediate(next);
+    };
+    setImmediate(next);
+  };
+}
+
 module.exports = {
   streamedHandler,
+  streamedBound,
   packagePath,
   renderedHead,
   LENS,

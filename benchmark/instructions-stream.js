@@ -12,7 +12,9 @@
 //
 // method: write (Node's own res.write() and end(), no package), fastWrite
 // (res.fastWrite() and res.fastEnd() after install()), patched (res.write() under
-// install({ patchEnd: true })). Default: write and fastWrite. Each
+// install({ patchEnd: true })), bound (http/stream.js's bound: the head
+// and chunks framed in advance, one socket.write() per tick, Node's end();
+// nothing rendered, framed or validated). Default: write and fastWrite. Each
 // response: writeHead(200, { Content-Type }), `writes` string chunks of
 // `len` bytes (in one tick, or one per tick with setImmediate between),
 // end(). Per response: (instructions(b) - instructions(a)) / (b - a) of
@@ -23,9 +25,9 @@
 const { spawnSync } = require('node:child_process');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
-const { streamedHandler } = require('./_cases.js');
+const { streamedHandler, streamedBound } = require('./_cases.js');
 
-const METHODS = ['write', 'fastWrite', 'patched'];
+const METHODS = ['write', 'fastWrite', 'patched', 'bound'];
 
 /** The server and its client: `requests` responses, then exit. */
 function child({ method, len, writes, tick, requests }) {
@@ -35,8 +37,9 @@ function child({ method, len, writes, tick, requests }) {
   if (method === 'fastWrite') fastResponse.install();
   else if (method === 'patched') fastResponse.install({ patchEnd: true });
   const fast = method === 'fastWrite';
-  const server = http.createServer(streamedHandler({
-    chunk: 'x'.repeat(len), writes, tick, headers: { 'Content-Type': 'text/plain' },
+  const chunk = 'x'.repeat(len);
+  const server = http.createServer(method === 'bound' ? streamedBound(chunk, writes, tick) : streamedHandler({
+    chunk, writes, tick, headers: { 'Content-Type': 'text/plain' },
     write: fast ? 'fastWrite' : 'write', end: fast ? 'fastEnd' : 'end',
   }));
   server.listen(0, '127.0.0.1', () => {

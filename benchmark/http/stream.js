@@ -42,7 +42,7 @@ function main({ len, writes, tick, c, duration, method }) {
   const nodePath = (method === 'patched' || method === 'fastWrite') && collectsChunks() ?
     'Node\'s own write() (it collects a tick\'s chunks), the package\'s uncork()' :
     undefined;
-  cases.serve(bench, { method, c, duration, nodePath }, { end: handler, fastWrite: handler, patched: handler, bound: () => bound(chunk, writes, tick) },
+  cases.serve(bench, { method, c, duration, nodePath }, { end: handler, fastWrite: handler, patched: handler, bound: () => cases.streamedBound(chunk, writes, tick) },
               { status: 200, headers, body: chunk.repeat(writes) });
 }
 
@@ -57,47 +57,4 @@ function collectsChunks() {
   if (typeof internals.NODE_COLLECTS_TICK_CHUNKS === 'boolean') return internals.NODE_COLLECTS_TICK_CHUNKS;
   const res = new (require('node:http').ServerResponse)({ method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1 });
   return Object.getOwnPropertySymbols(res).some((s) => s.description === 'kChunkedBuffer');
-}
-
-/** method=bound's handler (see above). */
-function bound(chunk, writes, tick) {
-  const frame = Buffer.from(`${Buffer.byteLength(chunk).toString(16)}\r\n${chunk}\r\n`, 'latin1');
-  let head = '';
-  let first = null;
-  const render = () => {
-    head = 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n' +
-           `Date: ${new Date().toUTCString()}\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\n` +
-           'Transfer-Encoding: chunked\r\n\r\n';
-    const frames = tick === 'one' ? Array(writes).fill(frame) : [frame];
-    first = Buffer.concat([Buffer.from(head, 'latin1'), ...frames]);
-  };
-  render();
-  setInterval(render, 1000).unref();
-  const uncork = (socket) => socket.uncork();
-  const send = (res, bytes) => {
-    const socket = res.socket;
-    if (!socket.writableCorked) {
-      socket.cork();
-      process.nextTick(uncork, socket);
-    }
-    socket.write(bytes);
-  };
-  return (req, res) => {
-    // What writeHead() and the first write() leave on the response.
-    res._header = head;
-    res._headerSent = true;
-    res.chunkedEncoding = true;
-    send(res, first);
-    if (tick === 'one') {
-      res.end();
-      return;
-    }
-    let left = writes - 1;
-    const next = () => {
-      send(res, frame);
-      if (--left === 0) res.end();
-      else setImmediate(next);
-    };
-    setImmediate(next);
-  };
 }

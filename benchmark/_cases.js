@@ -148,15 +148,23 @@ function resetStats(fr) {
 
 /**
  * The head the bound cases send: what writeHead(200, { Content-Type:
- * text/plain, Content-Length: len }) renders on a keep-alive connection,
- * rendered again every second (Date). Returns a function giving the
- * current one.
+ * text/plain, Content-Length: len }) renders on a keep-alive connection
+ * (len null: no Content-Length, a chunked body, as Node frames a body
+ * written without one), rendered again every second (Date). Returns a
+ * function giving the current one; `onRender(head)`, when given, is called
+ * with each new one.
+ *
+ * @param {number|null} len the body's length in bytes, or null.
+ * @param {(head: string) => void} [onRender]
+ * @returns {() => string}
  */
-function renderedHead(len) {
+function renderedHead(len, onRender) {
   let head = '';
   const render = () => {
-    head = `HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: ${len}\r\n` +
-           `Date: ${new Date().toUTCString()}\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\n\r\n`;
+    head = `HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n${len === null ? '' : `Content-Length: ${len}\r\n`}` +
+           `Date: ${new Date().toUTCString()}\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\n` +
+           `${len === null ? 'Transfer-Encoding: chunked\r\n' : ''}\r\n`;
+    if (onRender !== undefined) onRender(head);
   };
   render();
   setInterval(render, 1000).unref();
@@ -335,17 +343,11 @@ function streamedHandler({ chunk, writes, tick, headers, write, end }) {
  */
 function streamedBound(chunk, writes, tick) {
   const frame = Buffer.from(`${Buffer.byteLength(chunk).toString(16)}\r\n${chunk}\r\n`, 'latin1');
-  let head = '';
+  const frames = tick === 'one' ? Array(writes).fill(frame) : [frame];
   let first = null;
-  const render = () => {
-    head = 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n' +
-           `Date: ${new Date().toUTCString()}\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\n` +
-           'Transfer-Encoding: chunked\r\n\r\n';
-    const frames = tick === 'one' ? Array(writes).fill(frame) : [frame];
+  const headNow = renderedHead(null, (head) => {
     first = Buffer.concat([Buffer.from(head, 'latin1'), ...frames]);
-  };
-  render();
-  setInterval(render, 1000).unref();
+  });
   const uncork = (socket) => socket.uncork();
   const send = (res, bytes) => {
     const socket = res.socket;
@@ -357,7 +359,7 @@ function streamedBound(chunk, writes, tick) {
   };
   return (req, res) => {
     // What writeHead() and the first write() leave on the response.
-    res._header = head;
+    res._header = headNow();
     res._headerSent = true;
     res.chunkedEncoding = true;
     send(res, first);

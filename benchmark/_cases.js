@@ -11,6 +11,10 @@ const http = require('node:http');
 const path = require('node:path');
 const { isBaseline } = require('./_stats');
 
+// Node 24 and later collect a tick's chunked writes into one chunk
+// (kChunkedBuffer); Node 18 to 22 frame each write.
+const NODE_COLLECTS_TICK_CHUNKS = Number(process.versions.node.split('.')[0]) >= 24;
+
 /** The package under test: this repository, or compare.js --old-ref/--new-ref builds. */
 const packagePath = process.env.FAST_RESPONSE_PATH || path.join(__dirname, '..');
 
@@ -332,7 +336,7 @@ function streamedHandler({ chunk, writes, tick, headers, write, end }) {
  * The bound of a streamed response (http/stream.js method=bound, and
  * instructions-stream.js): the head and the chunks framed in advance (the
  * head rendered once a second), one socket.write() per tick (tick=one: head
- * and all chunks as one Buffer), the socket corked for the tick as Node
+ * and all chunks as one Buffer, framed as the running Node frames them), the socket corked for the tick as Node
  * corks it, and Node's own end() for the last chunk and the response's
  * bookkeeping: nothing rendered, framed or validated.
  *
@@ -342,8 +346,13 @@ function streamedHandler({ chunk, writes, tick, headers, write, end }) {
  * @returns {(req: import('http').IncomingMessage, res: import('http').ServerResponse) => void}
  */
 function streamedBound(chunk, writes, tick) {
-  const frame = Buffer.from(`${Buffer.byteLength(chunk).toString(16)}\r\n${chunk}\r\n`, 'latin1');
-  const frames = tick === 'one' ? Array(writes).fill(frame) : [frame];
+  const framed = (data) => Buffer.from(`${Buffer.byteLength(data).toString(16)}\r\n${data}\r\n`, 'latin1');
+  const frame = framed(chunk);
+  // In one tick, the chunks framed as the running Node frames them: Node 24
+  // and later collect a tick's writes into one chunk, Node 18 to 22 frame
+  // each write (the same bytes as Node's res.write() path, Date masked).
+  let frames = [frame];
+  if (tick === 'one') frames = NODE_COLLECTS_TICK_CHUNKS ? [framed(chunk.repeat(writes))] : Array(writes).fill(frame);
   let first = null;
   const headNow = renderedHead(null, (head) => {
     first = Buffer.concat([Buffer.from(head, 'latin1'), ...frames]);

@@ -543,3 +543,50 @@ describe('res.write() under patchEnd: streams piped into the response', () => {
     else assert.ok(fast.stats.writes > 0, `chunks written by the package: ${fast.stats.writes}`);
   });
 });
+
+// benchmark/http/stream.js and instructions-stream.js measure Node's path,
+// the package's and a bound that claims to send the same bytes with nothing
+// left to compute (benchmark/_cases.js streamedBound()). Its bytes against
+// Node's res.write() path on this Node, Date masked: Node 24 and later frame
+// a tick's writes as one chunk, Node 18 to 22 one chunk per write.
+describe('the streamed benchmark bound sends the bytes of Node\'s path', () => {
+  const cases = require('../benchmark/_cases');
+  const { listen: listenRaw, closeServer: closeRaw, connect } = require('./helpers/raw-http');
+  const { maskDate, withTimeout } = require('./helpers/differential');
+
+  /** One GET on a fresh connection to a server with `handler`: the response's bytes. */
+  async function fetchBytes(handler) {
+    const server = await listenRaw(handler);
+    try {
+      const socket = await connect(server.address().port);
+      let got = '';
+      const done = new Promise((resolve, reject) => {
+        socket.on('data', (d) => {
+          got += d.toString('latin1');
+          if (got.endsWith('\r\n0\r\n\r\n')) resolve();
+        });
+        socket.on('error', reject);
+        socket.on('close', () => reject(new Error(`closed after ${JSON.stringify(got)}`)));
+      });
+      socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+      await withTimeout(done, 5000, 'response');
+      socket.destroy();
+      return maskDate(got);
+    } finally {
+      await closeRaw(server);
+    }
+  }
+
+  for (const tick of ['one', 'each']) {
+    for (const len of [64, 1024]) {
+      test(`8 writes of ${len} B, tick=${tick}`, async () => {
+        const chunk = 'x'.repeat(len);
+        const bound = await fetchBytes(cases.streamedBound(chunk, 8, tick));
+        const node = await fetchBytes(cases.streamedHandler({
+          chunk, writes: 8, tick, headers: { 'Content-Type': 'text/plain' }, write: 'write', end: 'end',
+        }));
+        assert.equal(bound, node);
+      });
+    }
+  }
+});

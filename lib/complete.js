@@ -5,7 +5,9 @@
 
 const { binding, layout, results } = require('./binding');
 const { splitJoined } = require('./headers');
-const { nodeEnd, CONTENT_LENGTH_AS_NUMBER, FAILED_WRITE_COUNTED } = require('./node-internals');
+const {
+  nodeEnd, CONTENT_LENGTH_AS_NUMBER, SENDS_FINAL_CHUNK_ALONE, STACK_WRITE_LIMIT,
+} = require('./node-internals');
 const { countFast, countPartial } = require('./stats');
 
 const {
@@ -101,7 +103,7 @@ function countBytes(handle, n) {
  * (responses; lib/client.js passes the requests' ones). Returns what Node's
  * end() returns (`res`).
  */
-function complete(res, written, remaining, chunk, callback, counts = RESPONSE_COUNTS) {
+function complete(res, written, remaining, chunk, callback, counts = RESPONSE_COUNTS, headJoined = false) {
   const socket = res.socket;
   res._headerSent = true;
   if (remaining !== 0) {
@@ -117,7 +119,7 @@ function complete(res, written, remaining, chunk, callback, counts = RESPONSE_CO
   }
   if (written !== 0) {
     // A failed write counts its bytes where Node's own would.
-    countBytes(socket._handle, written > 0 ? written : (FAILED_WRITE_COUNTED ? remaining : 0));
+    countBytes(socket._handle, written > 0 ? written : (failedWriteCounted(res, chunk, headJoined) ? remaining : 0));
     socket._unrefTimer();
   }
   if (!res.chunkedEncoding) return nodeEnd.call(res, null, null, callback);
@@ -128,6 +130,31 @@ function complete(res, written, remaining, chunk, callback, counts = RESPONSE_CO
   } finally {
     res.chunkedEncoding = true;
   }
+}
+
+/**
+ * Whether Node's own end() of `res` adds the bytes of its socket write to
+ * socket.bytesWritten when that write fails (node-internals.js,
+ * STACK_WRITE_LIMIT): not for one string that fits the stack storage.
+ * `chunk` is end()'s body; `headJoined`: Node's _send() joins the head to
+ * it (a string in UTF-8 or exactly 'latin1', FROM_RESPONSE's kind
+ * HEAD_UTF8 for UTF-8). Node writes the head alone, as latin1, where the
+ * response has no body (HEAD, 204, 304); one writev() where it frames
+ * chunks, where the head goes apart from the body (a Buffer, another
+ * encoding) and, before Node 24, where the body is followed by end()'s
+ * empty write.
+ *
+ * @param {import('http').OutgoingMessage} res the response, its head rendered (`_header`).
+ * @param {string|Uint8Array} chunk
+ * @param {boolean|'utf8'|'latin1'} headJoined false, or the encoding of the joined string.
+ * @returns {boolean}
+ */
+function failedWriteCounted(res, chunk, headJoined) {
+  const head = res._header;
+  if (!res._hasBody) return typeof head === 'string' && head.length > STACK_WRITE_LIMIT;
+  if (!SENDS_FINAL_CHUNK_ALONE) return true;
+  if (res.chunkedEncoding || !headJoined || typeof chunk !== 'string' || typeof head !== 'string') return true;
+  return (headJoined === 'latin1' ? 1 : 3) * (head.length + chunk.length) > STACK_WRITE_LIMIT;
 }
 
 const kHandleWrites = ['writev', 'writeBuffer', 'writeAsciiString',
@@ -165,4 +192,4 @@ function bytesOf(part, bodyOf) {
   return start === 0 && end === body.byteLength ? body : body.subarray(start, end);
 }
 
-module.exports = { applyHead, contentLengthOf, complete, countBytes, failNextWrite, bytesOf };
+module.exports = { applyHead, contentLengthOf, complete, countBytes, failNextWrite, failedWriteCounted, bytesOf };

@@ -68,7 +68,10 @@ function end(res, data, encoding, callback) {
     if (chunk === null) return fallback(res, R.ENCODING, data, encoding, callback);
     kind = BODY_BYTES;
   }
-  const done = writeDirect(res, FROM_RESPONSE, 0, '', 0, chunk, kind, cb, undefined);
+  // Node's _send() joins the head to a string in UTF-8 (kind HEAD_UTF8)
+  // or exactly 'latin1'.
+  const joined = enc === 'latin1' && typeof chunk === 'string' ? 'latin1' : undefined;
+  const done = writeDirect(res, FROM_RESPONSE, 0, '', 0, chunk, kind, cb, undefined, joined);
   return typeof done === 'string' ? fallback(res, done, data, encoding, callback) : done;
 }
 

@@ -44,11 +44,14 @@ const FROM_TEMPLATE = 2;
  * of lib/headers.js, `count` of them) or FROM_TEMPLATE (`head`: the
  * compiled template). `kind`: the body's kind (lib/body.js).
  * `contentLength`: a template's `_contentLength`, when it names one.
+ * `headJoined`: the encoding of the one string Node's _send() makes of the
+ * head and a string body ('utf8', 'latin1'), or false; by default 'utf8'
+ * for a kind with HEAD_UTF8 (what a failed write counts: lib/complete.js).
  *
  * @returns {object|string} `res` when written; otherwise the reason (a
  *   name of lib/reasons.js), and the caller takes Node's path.
  */
-function writeDirect(res, from, statusCode, head, count, body, kind, callback, contentLength) {
+function writeDirect(res, from, statusCode, head, count, body, kind, callback, contentLength, headJoined) {
   if (binding === null) return R.NO_ADDON;
   const fd = directFd(res);
   if (typeof fd === 'string') return fd;
@@ -58,14 +61,14 @@ function writeDirect(res, from, statusCode, head, count, body, kind, callback, c
   let extraBits = CONTENT_LENGTH_AS_FIELD;
   if (from === FROM_RESPONSE) {
     // A head rendered by writeHead() but not sent yet: write it as it is.
-    if (res._header !== null) return writeNodeHead(res, fd, body, kind, callback);
+    if (res._header !== null) return writeNodeHead(res, fd, body, kind, callback, headJoined);
     if (res.chunkedEncoding) return R.CHUNKED;
     // writeHead() replaced on the response (on-headers, compression, ...):
     // Node's end() calls it through _implicitHeader(), so let it render.
     // So does Node 18, whose head rules differ from src/head.cc's.
     if (NODE_RENDERS_HEAD || !isNodesWriteHead(res.writeHead) ||
         res._implicitHeader !== nodeImplicitHeader) {
-      return renderByNode(res, body, kind, callback);
+      return renderByNode(res, body, kind, callback, headJoined);
     }
     // What _implicitHeader() -> writeHead(this.statusCode) ->
     // _storeHeader() do, with the head rendered by src/head.cc.
@@ -105,17 +108,18 @@ function writeDirect(res, from, statusCode, head, count, body, kind, callback, c
   // Content-Length field says otherwise (applyHead()).
   if (from === FROM_RESPONSE) res._contentLength = results[RESULT_BODY_LENGTH];
   applyHead(res, header, from === FROM_TEMPLATE ? '' : fields, contentLength);
-  return finish(res, fd, body, kind, callback);
+  return finish(res, fd, body, kind, callback, headJoined ?? ((kind & HEAD_UTF8) !== 0 && 'utf8'));
 }
 
 /**
  * The bytes are out, or (a response waiting behind the socket's current
  * one) in the socket's batch: Node's end() finishes the response.
  */
-function finish(res, fd, body, kind, callback) {
-  if (fd === RENDER_ONLY) return completeQueued(res, body, kind, callback);
+function finish(res, fd, body, kind, callback, headJoined) {
+  if (fd === RENDER_ONLY) return completeQueued(res, body, kind, callback, headJoined);
   const socket = res.socket;
-  const done = complete(res, results[RESULT_WRITTEN], results[RESULT_REMAINING], body, callback);
+  const done = complete(res, results[RESULT_WRITTEN], results[RESULT_REMAINING], body, callback, undefined,
+                        headJoined);
   wroteCurrent(res, socket);
   return done;
 }
@@ -189,7 +193,7 @@ function chunkedFast(res, chunk, kind) {
  * chunk-size line first, as latin1, and the head goes with it: a chunked
  * head is latin1 whatever the body's encoding.
  */
-function writeNodeHead(res, fd, body, kind, callback) {
+function writeNodeHead(res, fd, body, kind, callback, headJoined) {
   if (res.chunkedEncoding && !chunkedFast(res, body, kind)) return R.CHUNKED;
   args[ARG_FD] = fd;
   setWriterArgs(fd, res, body, kind);
@@ -198,7 +202,7 @@ function writeNodeHead(res, fd, body, kind, callback) {
   args[ARG_BODY_UNITS] = bodyUnits(body);
   args[ARG_HEAD_UNITS] = res._header.length;
   binding.writeRendered(res._header, body);
-  return finish(res, fd, body, kind, callback);
+  return finish(res, fd, body, kind, callback, headJoined ?? ((kind & HEAD_UTF8) !== 0 && 'utf8'));
 }
 
 /** Node's connectionCorkNT(): the uncork a tick's cork() scheduled. */
@@ -210,7 +214,7 @@ function uncorkNT(socket) {
  * end() where Node renders the head (a replaced writeHead(), Node 18): let
  * it, then write its `_header` with the body.
  */
-function renderByNode(res, body, kind, callback) {
+function renderByNode(res, body, kind, callback, headJoined) {
   res._contentLength = (kind & BODY_KIND_MASK) === BODY_BYTES ?
     body.byteLength :
     Buffer.byteLength(body, (kind & BODY_KIND_MASK) === BODY_UTF8 ? 'utf8' : 'latin1');
@@ -230,7 +234,7 @@ function renderByNode(res, body, kind, callback) {
   const fd = directFd(res);
   if (typeof fd === 'string') return fd;
   if (res._header === null) return R.NO_HEAD;
-  return writeNodeHead(res, fd, body, kind, callback);
+  return writeNodeHead(res, fd, body, kind, callback, headJoined);
 }
 
 /**

@@ -206,11 +206,25 @@ const CONTENT_LENGTH_AS_NUMBER = (() => {
 // the body: the write path gains, the head stays Node 18's own.
 const NODE_RENDERS_HEAD = !REMOVED_CONNECTION_KEEPS_ALIVE || !CONTENT_LENGTH_AS_NUMBER;
 
-// Up to Node 22, a socket write that fails (EPIPE, ECONNRESET) still adds
-// its bytes to socket.bytesWritten (src/stream_base.cc counted them before
-// trying); from Node 24 on it does not. Nothing in JavaScript shows which,
-// so the major version does (test/pipeline.test.js pins both).
-const FAILED_WRITE_COUNTED = Number(process.versions.node.split('.')[0]) < 24;
+// What a socket write that fails (EPIPE, ECONNRESET) adds to
+// socket.bytesWritten, the same on Node 18 to 26 (src/stream_base.cc): a
+// string whose storage fits in 16 KiB (3 bytes per UTF-16 unit in UTF-8,
+// 1 in latin1 and ASCII) is tried from the stack and adds nothing when the
+// try fails; a larger string, a Buffer and a writev() of several entries
+// add their bytes before trying. STACK_WRITE_LIMIT: that size, in bytes.
+const STACK_WRITE_LIMIT = 16 * 1024;
+
+// Node 24 and later write a Content-Length body's last chunk alone, with
+// end()'s finish callback (maybePrepareFinalChunk()): a string body after
+// the head joined to it is one string write. Node 18 to 22 follow it with
+// an empty write carrying the callback: the two leave as one writev(),
+// whose failure counts its bytes.
+const SENDS_FINAL_CHUNK_ALONE = nodeEnd !== null && /\bmaybePrepareFinalChunk\b/.test(nodeEnd.toString());
+
+// A failed write of the pipelined batch (lib/pipeline.js) and of a request
+// (lib/client.js, Node 18 to 22) counts its bytes where Node's own end()
+// writes body and finish callback as one writev().
+const FAILED_WRITE_COUNTED = !SENDS_FINAL_CHUNK_ALONE;
 
 // Outgoing requests: on Node 26 the addon's path costs more instructions
 // per request than Node's own req.end() (benchmark/instructions.js
@@ -337,6 +351,8 @@ module.exports = {
   CLIENT_PATH_GAINS,
   socketWrite,
   FAILED_WRITE_COUNTED,
+  SENDS_FINAL_CHUNK_ALONE,
+  STACK_WRITE_LIMIT,
   REMOVED_CONNECTION_KEEPS_ALIVE,
   CONTENT_LENGTH_AS_NUMBER,
   NODE_RENDERS_HEAD,

@@ -29,8 +29,8 @@
 // batch: Node writes nothing after it, and neither does this.
 
 const { binding, layout, args, results } = require('./binding');
-const { nodeEnd, FAILED_WRITE_COUNTED, defaultEncodingIsUtf8 } = require('./node-internals');
-const { countBytes, failNextWrite, bytesOf } = require('./complete');
+const { nodeEnd, defaultEncodingIsUtf8 } = require('./node-internals');
+const { countBytes, failNextWrite, bytesOf, failedWriteCounted } = require('./complete');
 const { countFast } = require('./stats');
 
 const {
@@ -42,6 +42,9 @@ const kNumber = Symbol('fastResponse.requestNumber');
 // A queued response's bytes in its socket's batch, and its Buffer body's tag.
 const kBytes = Symbol('fastResponse.batchBytes');
 const kTag = Symbol('fastResponse.bodyTag');
+// Whether Node's own write of the queued response counts its bytes in
+// socket.bytesWritten when it fails (lib/complete.js failedWriteCounted()).
+const kFailedCounted = Symbol('fastResponse.failedWriteCounted');
 
 /** directFd()'s answer for a response that joins its socket's batch. */
 const RENDER_ONLY = -1;
@@ -79,8 +82,10 @@ class SocketWriter {
    * socket.write() (where libuv queues it and Node's backpressure and error
    * handling take it), the rest of the batch waits for its own turn.
    * `callback` (the response's 'finish') runs once its bytes are written.
+   * `failedCounted`: a failed writev(2) counts the response's bytes in
+   * socket.bytesWritten, as Node's own write of it would.
    */
-  turn(bytes, tag, callback) {
+  turn(bytes, tag, callback, failedCounted) {
     const socket = this.socket;
     const handle = socket._handle;
     let need = bytes;
@@ -115,7 +120,7 @@ class SocketWriter {
     // the same error, as libuv would report it.
     if (written < 0) {
       failNextWrite(handle, written);
-      if (FAILED_WRITE_COUNTED) countBytes(handle, need);
+      if (failedCounted) countBytes(handle, need);
     }
     args[ARG_FD] = -1;  // writes nothing: the writer's bytes are pending()'s
     args[ARG_WRITER] = this.id;
@@ -213,10 +218,11 @@ function setWriterArgs(fd, res, body, kind) {
  * end() queues the head and 'finish' as for any response ended before its
  * turn (see the top of this file).
  */
-function completeQueued(res, chunk, kind, callback) {
+function completeQueued(res, chunk, kind, callback, headJoined) {
   const writer = res.req.socket[kWriter];
   const bytes = results[RESULT_REMAINING];
   res[kBytes] = bytes;
+  res[kFailedCounted] = failedWriteCounted(res, chunk, headJoined);
   writer.last = res.req[kNumber];
   if (res._last) writer.closed = true;
   countFast();
@@ -260,7 +266,7 @@ function flushQueued(socket) {
   }
   writer.turn(this[kBytes], this[kTag], callbacks.length === 1 ? callbacks[0] : () => {
     for (let i = 0; i < callbacks.length; i++) callbacks[i]();
-  });
+  }, this[kFailedCounted]);
   return true;
 }
 

@@ -49,7 +49,7 @@ const SUITES = {
 };
 const COPY = [
   'binding.gyp', 'package.json', 'register.js', 'lib', 'src', 'test/matrix-harness.js', 'test/helpers',
-  'test/fixtures', ...Object.values(SUITES),
+  'test/fixtures', 'benchmark/_cases.js', 'benchmark/_stats.js', ...Object.values(SUITES),
 ];
 const RUN_TIMEOUT_MS = 300000;
 
@@ -425,6 +425,22 @@ const MUTANTS = [
     from: '    if ((value === undefined || coercedTwice(value)) && strict) return false;\n',
     to: '    if (value === undefined && strict) return false;\n',
     suites: ['write-head'],
+  },
+  {
+    name: 'failed-write-stack-limit',
+    what: 'a failed write counts its bytes in socket.bytesWritten whatever Node\'s own write of the response would (one string within 16 KiB of stack storage counts none)',
+    file: 'lib/complete.js',
+    from: '  return (headJoined === \'latin1\' ? 1 : 3) * (head.length + chunk.length) > STACK_WRITE_LIMIT;\n',
+    to: '  return true;\n',
+    suites: ['end'],
+  },
+  {
+    name: 'failed-write-no-body',
+    what: 'a failed write of a response without a body (HEAD, 204, 304) counts its head in socket.bytesWritten',
+    file: 'lib/complete.js',
+    from: '  if (!res._hasBody) return typeof head === \'string\' && head.length > STACK_WRITE_LIMIT;\n',
+    to: '  if (!res._hasBody) return true;\n',
+    suites: ['end'],
   },
 ];
 

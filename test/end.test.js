@@ -801,6 +801,31 @@ describe('a client that went away', () => {
       }));
   }
 
+  // What socket.bytesWritten counts of the failed write (read at 'close'):
+  // Node's own write adds nothing for one string that fits 16 KiB of stack
+  // storage (the head joined to a UTF-8 or 'latin1' string on Node 24+, the
+  // head alone without a body on every version), the bytes otherwise.
+  for (const [name, args, method] of [
+    ['HEAD request', ['hello'], 'HEAD'],
+    ['string in latin1', ['h\u00e9llo', 'latin1']],
+    ['string in binary', ['h\u00e9llo', 'binary']],
+    ['string in utf-8 spelled so', ['h\u00e9llo', 'utf-8']],
+    ['5,400-unit string: 16 KiB of UTF-8 storage with the head', ['s'.repeat(5400)]],
+    ['16,000-unit string in latin1', ['s'.repeat(16000), 'latin1']],
+    ['a Buffer', [Buffer.from('hello')]],
+  ]) {
+    test(`client reset before end (${name}): the bytes the failed write counts, as Node's`, () =>
+      differential({
+        request: get('/', '', method),
+        allowEmpty: true,
+        handler: (req, res, ctx) => {
+          ctx.clientSocket().resetAndDestroy();
+          ctx.api.end(res, ...args, ctx.callback());
+        },
+        partial: 1,
+      }));
+  }
+
   test('client reset before a chunked end (writeHead without Content-Length)', () =>
     differential({
       request: get(),

@@ -481,7 +481,12 @@ async function runOnce(opts, api, label) {
         socketBytesWritten: transport === 'duplex' ? null : socket.bytesWritten,
       });
     });
-    res.on('close', () => ev('close'));
+    res.on('close', () => {
+      ev('close');
+      // What the socket counts as written by then, written or not (a
+      // client that reset the connection: the failed write's count).
+      rec.states.push({ at: `res${i}:close`, socketBytesWritten: transport === 'duplex' ? null : socket.bytesWritten });
+    });
     res.on('error', (err) => rec.events.push({ at: `res${i}:error`, error: errorInfo(err) }));
 
     const record = (what, fn) => {

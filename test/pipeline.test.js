@@ -205,4 +205,25 @@ describe('pipelined bursts: what a burst holds', () => {
       fast: 4,
       fallback: { 'not-current': 1 },
     }));
+
+  // What socket.bytesWritten counts of the failed write (compared at each
+  // 'close'): Node's write of a queued HEAD response is its head alone, one
+  // small string, which counts nothing when it fails; a Buffer body counts
+  // its bytes (lib/complete.js failedWriteCounted()).
+  for (const [name, paths, body] of [
+    ['HEAD requests', ['/a', '/b', '/c', 'HEAD /d', 'HEAD /e'], (url) => `body of ${url}`],
+    ['Buffer bodies', ['/a', '/b', '/c', '/d', '/e'], (url) => Buffer.from(`body of ${url}`)],
+  ]) {
+    test(`the client resets the connection while ${name} wait in the batch: bytesWritten as Node's`, () =>
+      differential({
+        request: [burst(paths.slice(0, 2)), burst(paths.slice(2))],
+        expect: { untilClose: true },
+        handler: (req, res, ctx) => {
+          ctx.api.end(res, body(req.url));
+          if (req.url === '/e') ctx.clientSocket().resetAndDestroy();
+        },
+        fast: 4,
+        fallback: { 'not-current': 1 },
+      }));
+  }
 });

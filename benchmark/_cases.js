@@ -10,10 +10,9 @@
 const http = require('node:http');
 const path = require('node:path');
 const { isBaseline } = require('./_stats');
-
 // Node 24 and later collect a tick's chunked writes into one chunk
 // (kChunkedBuffer); Node 18 to 22 frame each write.
-const NODE_COLLECTS_TICK_CHUNKS = Number(process.versions.node.split('.')[0]) >= 24;
+const { NODE_COLLECTS_TICK_CHUNKS } = require('../lib/node-internals');
 
 /** The package under test: this repository, or compare.js --old-ref/--new-ref builds. */
 const packagePath = process.env.FAST_RESPONSE_PATH || path.join(__dirname, '..');

@@ -55,20 +55,21 @@ function writeDirect(res, from, statusCode, head, count, body, kind, callback, c
   if (binding === null) return R.NO_ADDON;
   const fd = directFd(res);
   if (typeof fd === 'string') return fd;
+  const joinedAs = headJoined ?? ((kind & HEAD_UTF8) !== 0 && 'utf8');
   let code = statusCode;
   let fields = head;
   let fieldCount = count;
   let extraBits = CONTENT_LENGTH_AS_FIELD;
   if (from === FROM_RESPONSE) {
     // A head rendered by writeHead() but not sent yet: write it as it is.
-    if (res._header !== null) return writeNodeHead(res, fd, body, kind, callback, headJoined);
+    if (res._header !== null) return writeNodeHead(res, fd, body, kind, callback, joinedAs);
     if (res.chunkedEncoding) return R.CHUNKED;
     // writeHead() replaced on the response (on-headers, compression, ...):
     // Node's end() calls it through _implicitHeader(), so let it render.
     // So does Node 18, whose head rules differ from src/head.cc's.
     if (NODE_RENDERS_HEAD || !isNodesWriteHead(res.writeHead) ||
         res._implicitHeader !== nodeImplicitHeader) {
-      return renderByNode(res, body, kind, callback, headJoined);
+      return renderByNode(res, body, kind, callback, joinedAs);
     }
     // What _implicitHeader() -> writeHead(this.statusCode) ->
     // _storeHeader() do, with the head rendered by src/head.cc.
@@ -108,7 +109,7 @@ function writeDirect(res, from, statusCode, head, count, body, kind, callback, c
   // Content-Length field says otherwise (applyHead()).
   if (from === FROM_RESPONSE) res._contentLength = results[RESULT_BODY_LENGTH];
   applyHead(res, header, from === FROM_TEMPLATE ? '' : fields, contentLength);
-  return finish(res, fd, body, kind, callback, headJoined ?? ((kind & HEAD_UTF8) !== 0 && 'utf8'));
+  return finish(res, fd, body, kind, callback, joinedAs);
 }
 
 /**
@@ -202,7 +203,7 @@ function writeNodeHead(res, fd, body, kind, callback, headJoined) {
   args[ARG_BODY_UNITS] = bodyUnits(body);
   args[ARG_HEAD_UNITS] = res._header.length;
   binding.writeRendered(res._header, body);
-  return finish(res, fd, body, kind, callback, headJoined ?? ((kind & HEAD_UTF8) !== 0 && 'utf8'));
+  return finish(res, fd, body, kind, callback, headJoined);
 }
 
 /** Node's connectionCorkNT(): the uncork a tick's cork() scheduled. */

@@ -8,7 +8,8 @@
 // served and the garbage collections they cause vary).
 //
 //   node benchmark/instructions-stream.js [--len 64] [--writes 8]
-//        [--tick one|each] [--requests 5000,25000] [method ...]
+//        [--tick one|each] [--requests 5000,25000] [--repeat 1]
+//        [--jobs 1] [method ...]
 //
 // method: write (Node's own res.write() and end(), no package), fastWrite
 // (res.fastWrite() and res.fastEnd() after install()), patched (res.write() under
@@ -21,8 +22,17 @@
 // two runs of a and b requests, which cancels start-up and the JIT's
 // warm-up. The client runs in the same process (its parse of the
 // response is in every count, the same for each method).
+//
+// The figure still moves between runs of one method (measured on Node 26,
+// 8 writes of 1 KiB in one tick: 148,370 to 158,600 for Node's path in
+// five runs; the garbage collector's and the JIT's work per response is
+// not the same each time). --repeat n measures each method n times,
+// interleaved (all methods in turn, n rounds), and prints the median, the
+// lowest and highest, and each method's median against the first
+// method's; --jobs runs that many valgrinds at once (the counts do not
+// depend on it).
 
-const { spawnSync } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
 const { streamedHandler, streamedBound } = require('./_cases.js');
@@ -64,19 +74,52 @@ function child({ method, len, writes, tick, requests }) {
   });
 }
 
-/** Instructions callgrind counted for one child run. */
+/** Instructions callgrind counted for one child run (a promise). */
 function count(config) {
   const args = ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, __filename, '--child',
                 JSON.stringify(config)];
-  const out = spawnSync('valgrind', args, { encoding: 'utf8', maxBuffer: 1 << 24 });
-  const match = /Collected\s*:\s*(\d+)/.exec(out.stderr || '');
-  if (out.status !== 0 || match === null) {
-    throw new Error(`valgrind ${args.join(' ')}: status ${out.status}\n${out.stderr}`);
-  }
-  return Number(match[1]);
+  return new Promise((resolve, reject) => {
+    const child = spawn('valgrind', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (data) => {
+      stderr += data;
+    });
+    child.on('error', reject);
+    child.on('close', (status) => {
+      const match = /Collected\s*:\s*(\d+)/.exec(stderr);
+      if (status !== 0 || match === null) {
+        reject(new Error(`valgrind ${args.join(' ')}: status ${status}\n${stderr}`));
+      } else {
+        resolve(Number(match[1]));
+      }
+    });
+  });
 }
 
-function main() {
+/** Runs `tasks` (functions returning promises), `jobs` at a time, in order; their results. */
+async function pool(tasks, jobs) {
+  const results = new Array(tasks.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length) {
+      const i = next++;
+      results[i] = await tasks[i]();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(jobs, tasks.length) }, worker));
+  return results;
+}
+
+function median(values) {
+  const sorted = [...values].sort((x, y) => x - y);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+const fmt = (n) => Math.round(n).toLocaleString('en-US');
+
+async function main() {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
     options: {
@@ -84,6 +127,8 @@ function main() {
       writes: { type: 'string', default: '8' },
       tick: { type: 'string', default: 'one' },
       requests: { type: 'string', default: '5000,25000' },
+      repeat: { type: 'string', default: '1' },
+      jobs: { type: 'string', default: '1' },
       child: { type: 'string' },
     },
   });
@@ -98,14 +143,46 @@ function main() {
   }
   if (!['one', 'each'].includes(values.tick)) throw new Error('--tick: one or each');
   if (!(a > 0 && b > a)) throw new Error('--requests a,b with 0 < a < b');
+  const repeat = Number(values.repeat);
+  const jobs = Number(values.jobs);
+  if (!(Number.isInteger(repeat) && repeat >= 1)) throw new Error('--repeat: a whole number of runs, 1 or more');
+  if (!(Number.isInteger(jobs) && jobs >= 1)) throw new Error('--jobs: a whole number, 1 or more');
   const config = { len: Number(values.len), writes: Number(values.writes), tick: values.tick };
   console.log(`node ${process.version}, ${config.writes} writes of ${config.len} B, tick=${config.tick}, ` +
-              `${a} and ${b} responses on one connection, under callgrind (${path.basename(__filename)})`);
-  console.log('method      instructions/response');
+              `${a} and ${b} responses on one connection, under callgrind (${path.basename(__filename)})` +
+              (repeat > 1 ? `, ${repeat} rounds` : ''));
+  // Round by round, each method in turn: its run of b, then of a requests.
+  const tasks = [];
+  for (let round = 0; round < repeat; round++) {
+    for (const method of methods) {
+      tasks.push(() => count({ ...config, method, requests: b }), () => count({ ...config, method, requests: a }));
+    }
+  }
+  const counts = await pool(tasks, jobs);
+  const perResponse = new Map(methods.map((method) => [method, []]));
+  let i = 0;
+  for (let round = 0; round < repeat; round++) {
+    for (const method of methods) {
+      perResponse.get(method).push((counts[i] - counts[i + 1]) / (b - a));
+      i += 2;
+    }
+  }
+  if (repeat === 1) {
+    console.log('method      instructions/response');
+    for (const method of methods) console.log(`${method.padEnd(12)}${fmt(perResponse.get(method)[0])}`);
+    return;
+  }
+  const base = median(perResponse.get(methods[0]));
+  console.log(`method      instructions/response: median (lowest-highest)  median/${methods[0]}'s`);
   for (const method of methods) {
-    const perResponse = (count({ ...config, method, requests: b }) - count({ ...config, method, requests: a })) / (b - a);
-    console.log(`${method.padEnd(12)}${Math.round(perResponse).toLocaleString('en-US')}`);
+    const runs = perResponse.get(method);
+    const m = median(runs);
+    console.log(`${method.padEnd(12)}${fmt(m).padStart(9)} (${fmt(Math.min(...runs))}-${fmt(Math.max(...runs))})`.padEnd(52) +
+                (m / base).toFixed(3));
   }
 }
 
-main();
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});

@@ -255,17 +255,19 @@ declare namespace fastResponse {
 
   interface InstallOptions {
     /**
-     * Also route every `res.end(data)`, `res.write()` and `res.writeHead()`
-     * (its head rendered natively where Node's takes the headers argument
-     * as it is, Node 20 and later) of every
-     * http.ServerResponse (on Node 22 and later also `res.uncork()`: the
+     * Also route every `res.end(data)` of every http.ServerResponse through
+     * the fast path, and: every `res.writeHead()` (its head rendered
+     * natively where Node's takes the headers argument as it is; Node 20
+     * and later); every `res.write()` of a chunked body (Node 18 to 22;
+     * Node 24 and later collect a tick's chunks themselves, and their
+     * `write()` stays Node's); `res.uncork()` (Node 22 and later: the
      * string chunks Node collected in a tick sent as one framed write, up
      * to 2 Ki UTF-16 units, on Node 24 and later, or joined before Node
-     * sends them, a corked response's on 22: the same bytes),
-     * and every `req.end()` of every http.ClientRequest, through the fast
-     * path (Express, Fastify and Koa, and HTTP clients built on
-     * http.request(), gain without code changes).
-     * Default false.
+     * sends them, a corked response's on 22: the same bytes); and every
+     * `req.end()` of every http.ClientRequest (Node 18 to 22; on 24 and
+     * later `req.end()` stays Node's, where the fast path measured slower).
+     * Express, Fastify and Koa, and HTTP clients built on http.request(),
+     * gain without code changes. Default false.
      */
     patchEnd?: boolean;
   }
@@ -356,8 +358,8 @@ declare const fastResponse: {
   /**
    * Defines `ServerResponse.prototype.fastEnd` and `fastWrite`, and
    * `ClientRequest.prototype.fastEnd`; with `{ patchEnd: true }` also makes
-   * every `res.end(data)`, `res.write()`, `res.writeHead()` and `req.end()`
-   * fast.
+   * every `res.end(data)` and `res.writeHead()` fast, and on Node 18 to 22
+   * every `res.write()` and `req.end()` (see InstallOptions.patchEnd).
    *
    * @returns `uninstall`, which restores the prototype as it was.
    * @throws ERR_INVALID_ARG_TYPE when `options` is not an object, or

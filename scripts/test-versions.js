@@ -48,21 +48,22 @@ for (const major of majors) {
   };
   const pass = count('pass');
   const fail = count('fail');
+  const skipped = count('skipped');
   const passed = r.status === 0 && fail === 0 && pass > 0;
   if (!passed) {
     ok = false;
     process.stderr.write(r.stdout.split('\n').filter((l) => /^\s*not ok|^# /.test(l)).join('\n') + '\n');
   }
-  process.stderr.write(`${pass} passed, ${fail} failed\n`);
-  rows.push(`| ${version} | ${passed ? 'pass' : 'FAIL'} | ${pass} | ${fail} |`);
+  process.stderr.write(`${pass} passed, ${skipped} skipped, ${fail} failed\n`);
+  rows.push(`| ${version} | ${passed ? 'pass' : 'FAIL'} | ${pass} | ${skipped} | ${fail} |`);
 }
 
 const table = [
   `Produced by \`npm run test:versions\` on ${new Date().toISOString().slice(0, 10)} ` +
   `(addon built with Node ${process.version}, linux x64).`,
   '',
-  '| Node.js | result | tests passed | tests failed |',
-  '| --- | --- | --- | --- |',
+  '| Node.js | result | tests passed | tests skipped | tests failed |',
+  '| --- | --- | --- | --- | --- |',
   ...rows,
 ].join('\n');
 console.log(table);

@@ -36,7 +36,7 @@ const { SEP, joinHeaderMap } = require('./headers');
 const { bodyKind, toBytes, bodyUnits } = require('./body');
 const {
   ClientRequest, nodeEnd, nodeFlushOutput, nodeRequestImplicitHeader, kOutHeaders, uniqueHeadersOf,
-  NODE_RENDERS_HEAD, FAILED_WRITE_COUNTED, CLIENT_PATH_GAINS,
+  NODE_RENDERS_HEAD, FAILED_WRITE_COUNTED, CLIENT_PATH_GAINS, keptEnumerable,
 } = require('./node-internals');
 const { applyHead, complete, countBytes, failNextWrite, bytesOf } = require('./complete');
 const { stateBits, socketFd } = require('./gate');
@@ -419,7 +419,7 @@ function uninstallClient() {
 
 function define(object, name, value) {
   Object.defineProperty(object, name, {
-    __proto__: null, configurable: true, writable: true, enumerable: false, value,
+    __proto__: null, configurable: true, writable: true, enumerable: keptEnumerable(object, name), value,
   });
 }
 

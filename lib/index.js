@@ -12,7 +12,7 @@
 const { inspect } = require('node:util');
 const {
   ServerResponse, nodeEnd, isNodesEnd, setPackageEnd, nodeWrite, isNodesWrite, setPackageWrite,
-  NODE_COLLECTS_TICK_CHUNKS, nodeWriteHead, setPackageWriteHead, nodeUncork,
+  NODE_COLLECTS_TICK_CHUNKS, nodeWriteHead, setPackageWriteHead, nodeUncork, keptEnumerable,
 } = require('./node-internals');
 const { write } = require('./stream');
 const { writeHead, RENDERS_HEADS } = require('./write-head');
@@ -118,7 +118,7 @@ function defineMethod(object, name, value) {
     __proto__: null,
     configurable: true,
     writable: true,
-    enumerable: false,
+    enumerable: keptEnumerable(object, name),
     value,
   });
 }

@@ -444,3 +444,66 @@ describe('-r fast-response/register', () => {
     });
   }
 });
+
+// Methods install() defines over a prototype's own keep its attributes
+// (Node's ServerResponse.prototype.writeHead is enumerable): V8 holds a
+// prototype one of whose properties changed its attributes as a dictionary
+// (slow properties) from then on, and each `new ServerResponse()` cost
+// several times as much (lib/node-internals.js keptEnumerable()). Asked of
+// V8 itself (%HasFastProperties, in a child with --allow-natives-syntax)
+// after each step, responses made between them as a server makes them:
+// the same as before install().
+describe('install() and uninstall() keep the prototypes as V8 held them', () => {
+  const script = `
+    const http = require('node:http');
+    const fastResponse = require(${JSON.stringify(root)});
+    const P = http.ServerResponse.prototype;
+    const state = () => [%HasFastProperties(P), %HasFastProperties(http.ClientRequest.prototype),
+                         Object.keys(P).join()];
+    const use = () => {
+      const req = new http.IncomingMessage(null);
+      req.method = 'GET';
+      new http.ServerResponse(req);
+    };
+    use();
+    const seen = { before: state() };
+    fastResponse.install();
+    use();
+    seen.installed = state();
+    fastResponse.install({ patchEnd: true });
+    use();
+    seen.patched = state();
+    fastResponse.uninstall();
+    use();
+    seen.uninstalled = state();
+    fastResponse.install({ patchEnd: true });
+    use();
+    seen.again = state();
+    console.log(JSON.stringify(seen));
+  `;
+
+  test('ServerResponse.prototype and ClientRequest.prototype after install(), patchEnd, uninstall()', async () => {
+    const child = spawn(process.execPath, ['--allow-natives-syntax', '-e', script], { cwd: root });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      err += d;
+    });
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    assert.equal(code, 0, err);
+    const seen = JSON.parse(out);
+    // Node's own: ServerResponse.prototype fast once it made a response.
+    assert.equal(seen.before[0], true);
+    const keys = seen.before[2];
+    assert.deepEqual(seen, {
+      before: seen.before,
+      installed: [true, seen.before[1], keys],
+      patched: [true, seen.before[1], keys],
+      uninstalled: [true, seen.before[1], keys],
+      again: [true, seen.before[1], keys],
+    });
+  });
+});

@@ -46,6 +46,7 @@ const SUITES = {
   client: 'test/client.test.js',
   stream: 'test/stream.test.js',
   'write-head': 'test/write-head.test.js',
+  install: 'test/install.test.js',
 };
 const COPY = [
   'binding.gyp', 'package.json', 'register.js', 'lib', 'src', 'test/matrix-harness.js', 'test/helpers',
@@ -441,6 +442,14 @@ const MUTANTS = [
     from: '  if (!res._hasBody) return typeof head === \'string\' && head.length > STACK_WRITE_LIMIT;\n',
     to: '  if (!res._hasBody) return true;\n',
     suites: ['end'],
+  },
+  {
+    name: 'prototype-attributes',
+    what: 'install() defines its methods non-enumerable over the prototype\'s own (V8 then holds ServerResponse.prototype as a dictionary)',
+    file: 'lib/node-internals.js',
+    from: '  return own !== undefined && \'value\' in own ? own.enumerable : false;\n',
+    to: '  return false;\n',
+    suites: ['install'],
   },
 ];
 

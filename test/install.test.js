@@ -9,7 +9,7 @@ const { describe, test, afterEach } = require('node:test');
 const assert = require('node:assert/strict');
 const http = require('node:http');
 const path = require('node:path');
-const { spawn } = require('node:child_process');
+const { spawn, spawnSync } = require('node:child_process');
 
 const fastResponse = require('..');
 const { NODE_COLLECTS_TICK_CHUNKS } = require('../lib/node-internals');
@@ -467,34 +467,24 @@ describe('install() and uninstall() keep the prototypes as V8 held them', () => 
     };
     use();
     const seen = { before: state() };
-    fastResponse.install();
-    use();
-    seen.installed = state();
-    fastResponse.install({ patchEnd: true });
-    use();
-    seen.patched = state();
-    fastResponse.uninstall();
-    use();
-    seen.uninstalled = state();
-    fastResponse.install({ patchEnd: true });
-    use();
-    seen.again = state();
+    const steps = {
+      installed: () => fastResponse.install(),
+      patched: () => fastResponse.install({ patchEnd: true }),
+      uninstalled: () => fastResponse.uninstall(),
+      again: () => fastResponse.install({ patchEnd: true }),
+    };
+    for (const [name, step] of Object.entries(steps)) {
+      step();
+      use();
+      seen[name] = state();
+    }
     console.log(JSON.stringify(seen));
   `;
 
-  test('ServerResponse.prototype and ClientRequest.prototype after install(), patchEnd, uninstall()', async () => {
-    const child = spawn(process.execPath, ['--allow-natives-syntax', '-e', script], { cwd: root });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-    });
-    child.stderr.on('data', (d) => {
-      err += d;
-    });
-    const code = await new Promise((resolve) => child.on('close', resolve));
-    assert.equal(code, 0, err);
-    const seen = JSON.parse(out);
+  test('ServerResponse.prototype and ClientRequest.prototype after install(), patchEnd, uninstall()', () => {
+    const child = spawnSync(process.execPath, ['--allow-natives-syntax', '-e', script], { cwd: root, encoding: 'utf8' });
+    assert.equal(child.status, 0, child.stderr);
+    const seen = JSON.parse(child.stdout);
     // Node's own: ServerResponse.prototype fast once it made a response.
     assert.equal(seen.before[0], true);
     const keys = seen.before[2];

@@ -36,6 +36,7 @@ const { spawn } = require('node:child_process');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
 const { streamedHandler, streamedBound } = require('./_cases.js');
+const { median } = require('./_stats.js');
 
 const METHODS = ['write', 'fastWrite', 'patched', 'bound'];
 
@@ -109,12 +110,6 @@ async function pool(tasks, jobs) {
   };
   await Promise.all(Array.from({ length: Math.min(jobs, tasks.length) }, worker));
   return results;
-}
-
-function median(values) {
-  const sorted = [...values].sort((x, y) => x - y);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 const fmt = (n) => Math.round(n).toLocaleString('en-US');

@@ -36,7 +36,7 @@ const { SEP, joinHeaderMap } = require('./headers');
 const { bodyKind, toBytes, bodyUnits } = require('./body');
 const {
   ClientRequest, nodeEnd, nodeFlushOutput, nodeRequestImplicitHeader, kOutHeaders, uniqueHeadersOf,
-  NODE_RENDERS_HEAD, FAILED_WRITE_COUNTED, CLIENT_PATH_GAINS, keptEnumerable,
+  NODE_RENDERS_HEAD, FAILED_WRITE_COUNTED, CLIENT_PATH_GAINS, defineMethod, restoreProperty,
 } = require('./node-internals');
 const { applyHead, complete, countBytes, failNextWrite, bytesOf } = require('./complete');
 const { stateBits, socketFd } = require('./gate');
@@ -399,12 +399,12 @@ function installClient(patchEnd) {
       previousEnd: proto.end,
       patchedEnd: false,
     };
-    define(proto, 'fastEnd', fastEndMethod);
+    defineMethod(proto, 'fastEnd', fastEndMethod);
   }
   // Where Node's own req.end() is the cheaper one, patchEnd leaves it.
   if (patchEnd && !installed.patchedEnd && CLIENT_PATH_GAINS) {
     installed.patchedEnd = true;
-    define(proto, 'end', patchedEndMethod);
+    defineMethod(proto, 'end', patchedEndMethod);
   }
 }
 
@@ -412,20 +412,9 @@ function installClient(patchEnd) {
 function uninstallClient() {
   if (installed === null) return;
   const proto = ClientRequest.prototype;
-  restore(proto, 'fastEnd', installed.fastEnd);
-  if (installed.patchedEnd) restore(proto, 'end', installed.end);
+  restoreProperty(proto, 'fastEnd', installed.fastEnd);
+  if (installed.patchedEnd) restoreProperty(proto, 'end', installed.end);
   installed = null;
-}
-
-function define(object, name, value) {
-  Object.defineProperty(object, name, {
-    __proto__: null, configurable: true, writable: true, enumerable: keptEnumerable(object, name), value,
-  });
-}
-
-function restore(object, name, descriptor) {
-  if (descriptor === undefined) delete object[name];
-  else Object.defineProperty(object, name, descriptor);
 }
 
 module.exports = { requestEnd, installClient, uninstallClient };

@@ -12,7 +12,8 @@
 const { inspect } = require('node:util');
 const {
   ServerResponse, nodeEnd, isNodesEnd, setPackageEnd, nodeWrite, isNodesWrite, setPackageWrite,
-  NODE_COLLECTS_TICK_CHUNKS, nodeWriteHead, setPackageWriteHead, nodeUncork, keptEnumerable,
+  NODE_COLLECTS_TICK_CHUNKS, nodeWriteHead, setPackageWriteHead, nodeUncork, defineMethod,
+  restoreProperty,
 } = require('./node-internals');
 const { write } = require('./stream');
 const { writeHead, RENDERS_HEADS } = require('./write-head');
@@ -111,16 +112,6 @@ function install(options) {
   // http.ClientRequest: req.fastEnd(), and with patchEnd every req.end().
   installClient(patchEnd);
   return uninstall;
-}
-
-function defineMethod(object, name, value) {
-  Object.defineProperty(object, name, {
-    __proto__: null,
-    configurable: true,
-    writable: true,
-    enumerable: keptEnumerable(object, name),
-    value,
-  });
 }
 
 /**
@@ -264,21 +255,16 @@ function uninstall() {
   uninstallClient();
   if (installed === null) return;
   const proto = ServerResponse.prototype;
-  restore(proto, 'fastEnd', installed.fastEnd);
-  restore(proto, 'fastWrite', installed.fastWrite);
-  if (installed.patchedEnd) restore(proto, 'end', installed.end);
-  if (proto.write === patchedWriteMethod) restore(proto, 'write', installed.write);
-  if (proto.writeHead === patchedWriteHeadMethod) restore(proto, 'writeHead', installed.writeHead);
-  if (proto.uncork === uncorkJoined) restore(proto, 'uncork', installed.uncork);
+  restoreProperty(proto, 'fastEnd', installed.fastEnd);
+  restoreProperty(proto, 'fastWrite', installed.fastWrite);
+  if (installed.patchedEnd) restoreProperty(proto, 'end', installed.end);
+  if (proto.write === patchedWriteMethod) restoreProperty(proto, 'write', installed.write);
+  if (proto.writeHead === patchedWriteHeadMethod) restoreProperty(proto, 'writeHead', installed.writeHead);
+  if (proto.uncork === uncorkJoined) restoreProperty(proto, 'uncork', installed.uncork);
   setPackageEnd(null);
   setPackageWrite(null);
   setPackageWriteHead(null);
   installed = null;
-}
-
-function restore(object, name, descriptor) {
-  if (descriptor === undefined) delete object[name];
-  else Object.defineProperty(object, name, descriptor);
 }
 
 /**

@@ -331,13 +331,14 @@ const nodeRequestImplicitHeader = nodesOwnOrNull(ClientRequest.prototype._implic
                                                  ["this._storeHeader(this.method + ' ' + this.path + ' HTTP/1.1\\r\\n'"]);
 
 /**
- * The `enumerable` attribute install() gives a method it defines on a
- * prototype: an own data property's own (Node's
- * ServerResponse.prototype.writeHead is enumerable, as it was assigned),
- * false for a new one (fastEnd, fastWrite, and end() or uncork() over
- * OutgoingMessage.prototype's). Only the value changes then: V8 holds a
- * prototype one of whose properties changed its attributes as a
- * dictionary (slow properties) from then on, and every
+ * Defines method `name` of a prototype (install(), lib/index.js and
+ * lib/client.js) as `value`, writable and configurable. A method the
+ * prototype owns keeps its attributes (Node's
+ * ServerResponse.prototype.writeHead is enumerable, as it was assigned);
+ * a new one (fastEnd, fastWrite, and end() or uncork() over
+ * OutgoingMessage.prototype's) is not enumerable. Only the value changes
+ * then: V8 holds a prototype one of whose properties changed its
+ * attributes as a dictionary (slow properties) from then on, and every
  * `new ServerResponse()` (Node's, per request) cost about 245 ns instead of
  * 33 on Node 26.12.1 and 250 instead of 48 on Node 20 (writeHead() defined
  * non-enumerable under install({ patchEnd: true }); `new
@@ -345,15 +346,32 @@ const nodeRequestImplicitHeader = nodesOwnOrNull(ClientRequest.prototype._implic
  *
  * @param {object} object A prototype.
  * @param {string} name
- * @returns {boolean}
+ * @param {Function} value
  */
-function keptEnumerable(object, name) {
+function defineMethod(object, name, value) {
   const own = Object.getOwnPropertyDescriptor(object, name);
-  return own !== undefined && 'value' in own ? own.enumerable : false;
+  Object.defineProperty(object, name, {
+    __proto__: null,
+    configurable: true,
+    writable: true,
+    enumerable: own !== undefined && 'value' in own ? own.enumerable : false,
+    value,
+  });
+}
+
+/**
+ * uninstall(): puts back property `name` of `object` as
+ * Object.getOwnPropertyDescriptor() gave it before install() (undefined:
+ * there was none).
+ */
+function restoreProperty(object, name, descriptor) {
+  if (descriptor === undefined) delete object[name];
+  else Object.defineProperty(object, name, descriptor);
 }
 
 module.exports = {
-  keptEnumerable,
+  defineMethod,
+  restoreProperty,
   ClientRequest,
   nodeFlushOutput,
   nodeRequestImplicitHeader,

@@ -447,8 +447,8 @@ const MUTANTS = [
     name: 'prototype-attributes',
     what: 'install() defines its methods non-enumerable over the prototype\'s own (V8 then holds ServerResponse.prototype as a dictionary)',
     file: 'lib/node-internals.js',
-    from: '  return own !== undefined && \'value\' in own ? own.enumerable : false;\n',
-    to: '  return false;\n',
+    from: '    enumerable: own !== undefined && \'value\' in own ? own.enumerable : false,\n',
+    to: '    enumerable: false,\n',
     suites: ['install'],
   },
 ];

@@ -449,7 +449,7 @@ describe('-r fast-response/register', () => {
 // (Node's ServerResponse.prototype.writeHead is enumerable): V8 holds a
 // prototype one of whose properties changed its attributes as a dictionary
 // (slow properties) from then on, and each `new ServerResponse()` cost
-// several times as much (lib/node-internals.js keptEnumerable()). Asked of
+// several times as much (lib/node-internals.js defineMethod()). Asked of
 // V8 itself (%HasFastProperties, in a child with --allow-natives-syntax)
 // after each step, responses made between them as a server makes them:
 // the same as before install().

@@ -12,9 +12,11 @@ declare module 'node:http' {
     /**
      * Added by `install()`. Ends the request exactly as
      * `req.end(data, encoding, callback)` does (the same bytes, events and
-     * errors), with the request head rendered natively; when the agent
-     * gives the request a connected socket, head and body go out with one
-     * writev(2). A request on a new connection (still connecting), over
+     * errors), on Node 20 to 22 with the request head rendered natively
+     * (Node 18 renders it itself); when the agent gives the request a
+     * connected socket, head and body go out with one writev(2). On Node 24
+     * and later, where the measured gain was none, it is Node's own end()
+     * (`stats().requests.reasons['node-sends-request']`). A request on a new connection (still connecting), over
      * TLS, with `Expect: 100-continue`, or after `write()`/`flushHeaders()`
      * is written by Node (`stats().requests.reasons` says why).
      */
@@ -31,20 +33,31 @@ declare module 'node:http' {
      * the same tick on Node 24 and later (which collect them), the chunk
      * Node's end() would flush, with a string `data` in it, leaves framed
      * as one socket write, as `fastWrite()`'s tick does.
+     *
+     * @returns `this`, as Node's end().
+     * @throws ERR_INVALID_ARG_TYPE for a body that is not a string, Buffer
+     *   or Uint8Array, ERR_UNKNOWN_ENCODING, ERR_HTTP_INVALID_STATUS_CODE,
+     *   ERR_INVALID_CHAR, ERR_HTTP_CONTENT_LENGTH_MISMATCH, as Node's end()
+     *   throws them, before any byte reaches the socket; ending twice emits
+     *   ERR_STREAM_WRITE_AFTER_END, as Node.
      */
     fastEnd(callback?: () => void): this;
     fastEnd(data: string | Uint8Array, callback?: () => void): this;
     fastEnd(data: string | Uint8Array, encoding: BufferEncoding, callback?: () => void): this;
     /**
-     * Added by `install()`. Writes a chunk of the body exactly as
+     * Added by `install()`. Writes a chunk of the body as
      * `res.write(chunk, encoding, callback)` does (same bytes, return value,
-     * 'drain', callbacks, errors), a chunk of a chunked body framed and
+     * callbacks, errors; the known differences in callback order and
+     * 'drain' are listed in the README, "Streamed writes"), a chunk of a chunked body framed and
      * handed to the socket in one write (a string) or three (a Buffer) where
      * Node makes four. On Node 24 and later Node's own write() collects the
      * chunk and the tick's string chunks leave framed as one socket write
      * at the tick's uncork(), which the first write of the tick schedules.
      *
      * @returns false when the socket's buffer is full: wait for 'drain'.
+     * @throws ERR_INVALID_ARG_TYPE, ERR_STREAM_NULL_VALUES,
+     *   ERR_UNKNOWN_ENCODING, as Node's write(); a write after end() emits
+     *   ERR_STREAM_WRITE_AFTER_END, as Node.
      */
     fastWrite(chunk: string | Uint8Array, callback?: (err?: Error | null) => void): boolean;
     fastWrite(
@@ -277,7 +290,8 @@ declare const fastResponse: {
   /**
    * `res.end(data[, encoding][, callback])`, fast. Honors `statusCode`,
    * `statusMessage`, `setHeader()`, `writeHead()`, `sendDate`, HEAD/204/304,
-   * keep-alive and `Connection: close`, the server's `keepAliveTimeout`.
+   * keep-alive and `Connection: close`, the server's `keepAliveTimeout`
+   * and `maxRequestsPerSocket`.
    *
    * @returns `res`, as Node's end().
    * @throws ERR_INVALID_ARG_TYPE for a body that is not a string, Buffer or
@@ -298,9 +312,11 @@ declare const fastResponse: {
    * body (and the head, with the first) framed as Node frames it and handed
    * to the socket in one write (a string) or three (a Buffer, not copied)
    * where Node makes four. Node's own write() for a body Node does not frame
-   * (a Content-Length, an HTTP/1.0 client), on Node 24 and later, which
-   * collect a tick's chunked writes themselves, and on Node 22 for a
-   * response the user corked (res.cork()), whose chunks Node 22 collects.
+   * (a Content-Length, an HTTP/1.0 client), and on Node 22 for a response
+   * the user corked (res.cork()), whose chunks Node 22 collects. On Node 24
+   * and later Node's own write() collects the chunk and the tick's string
+   * chunks leave framed as one socket write at the tick's uncork(), which
+   * the first write of the tick schedules (as `res.fastWrite()`).
    *
    * @returns false when the socket's buffer is full: wait for 'drain', as
    *   Node's.
@@ -367,7 +383,13 @@ declare const fastResponse: {
    */
   install(options?: fastResponse.InstallOptions): () => void;
 
-  /** Undoes install(). */
+  /**
+   * Undoes install(): removes `fastEnd` and `fastWrite` (and the requests'
+   * `fastEnd`) and puts back `end`, `write`, `writeHead` and `uncork` (and
+   * the requests' `end`) exactly as they were, property attributes
+   * included. Does nothing when not installed; install() may be called
+   * again after.
+   */
   uninstall(): void;
 
   /** This thread's counts of fast writes and fallbacks. */

@@ -33,13 +33,16 @@ const native = loadError === null;
 /**
  * Defines `ServerResponse.prototype.fastEnd(data[, encoding][, callback])`
  * and `fastWrite()`, and `ClientRequest.prototype.fastEnd()` (lib/client.js);
- * with `{ patchEnd: true }` also routes every `res.end()`, `res.write()` and
- * `res.writeHead()` (lib/write-head.js), and on Node 22 and later
- * `res.uncork()` (lib/chunked-buffer.js),
- * of every http.ServerResponse, and every `req.end()` of every
- * http.ClientRequest, through the fast path (Express, Fastify, Koa and
- * clients built on http.request() gain without code changes). Calling it
- * again while installed changes nothing but can turn `patchEnd` on.
+ * with `{ patchEnd: true }` also routes every `res.end()` of every
+ * http.ServerResponse through the fast path (Express, Fastify, Koa and
+ * clients built on http.request() gain without code changes), and, where
+ * it was measured to gain on the running Node, `res.write()` (Node 18 to
+ * 22: Node 24 and later collect a tick's chunks themselves),
+ * `res.writeHead()` (Node 20 and later, lib/write-head.js), `res.uncork()`
+ * (Node 22 and later, lib/chunked-buffer.js) and every `req.end()` of every
+ * http.ClientRequest (Node 18 to 22: on 24 and later requests are Node's
+ * own). Each is patched only over Node's own method. Calling it again
+ * while installed changes nothing but can turn `patchEnd` on.
  *
  * @param {{ patchEnd?: boolean }} [options]
  * @returns {() => void} `uninstall`: restores what was there before.
@@ -131,10 +134,12 @@ function install(options) {
  *
  * The fast path renders the head natively and writes head and body with one
  * writev(2) on the socket; a Buffer body is not copied. It steps aside for
- * Node's own end() when the response is not the socket's current one, the
- * socket is TLS, corked or has queued writes, the head is already sent, the
- * body is chunked or absent, `strictContentLength` is set, and in the other
- * cases stats() names. A response whose `end` was replaced (compression
+ * Node's own end() when the socket is TLS, corked by someone else or has
+ * queued writes, the head is already sent, the body is absent, trailers
+ * are set, `strictContentLength` is set, and in the other cases stats()
+ * names. A response queued behind the socket's current one (pipelining)
+ * is rendered natively and joins the socket's next writev(2) (lib/gate.js,
+ * lib/pipeline.js). A response whose `end` was replaced (compression
  * middleware, the HTTP/2 compatibility API) is ended with its own `end`.
  *
  * @param {import('http').ServerResponse} res
@@ -247,9 +252,10 @@ function patchedEnd(res, data, encoding, callback) {
 }
 
 /**
- * Undoes install(): removes `fastEnd` and `fastWrite` (and the requests' `fastEnd`)
- * and restores `end` and `write` as they were.
- * Does nothing when not installed.
+ * Undoes install(): removes `fastEnd` and `fastWrite` (and the requests'
+ * `fastEnd`) and puts back `end`, `write`, `writeHead` and `uncork` (and
+ * the requests' `end`) exactly as they were, property attributes included.
+ * Does nothing when not installed; install() may be called again after.
  */
 function uninstall() {
   uninstallClient();
@@ -270,12 +276,20 @@ function uninstall() {
 /**
  * Counts of this thread's calls since start (or resetStats()):
  * `fast` responses written with one writev(2), `partial` ones whose rest was
- * handed to socket.write() (full socket buffer), `fallback` calls that went
- * to Node's own code, and `reasons`: fallbacks by reason
- * ('tls', 'head-sent', 'chunked', 'socket-busy', 'not-current', ...).
+ * handed to socket.write() (full socket buffer), `writes` chunks the
+ * package framed (or ticks it started, Node 24+), `heads` rendered by the
+ * patched writeHead(), `uncorks` framed or joined, `fallback` calls that
+ * went to Node's own code and `reasons`: fallbacks by reason ('tls',
+ * 'head-sent', 'socket-busy', ...), `writev`: the addon's writev(2) calls
+ * and bytes, and `requests`: the same counts for outgoing requests.
+ * Types and units: index.d.ts `Stats`.
  *
- * @returns {{ fast: number, partial: number, fallback: number,
- *             reasons: Record<string, number> }}
+ * @returns {{ fast: number, partial: number, writes: number, heads: number,
+ *             uncorks: { framed: number, joined: number }, fallback: number,
+ *             reasons: Record<string, number>,
+ *             writev: { calls: number, bytes: number },
+ *             requests: { fast: number, partial: number, fallback: number,
+ *                         reasons: Record<string, number> } }}
  */
 function stats() {
   return statistics.stats();

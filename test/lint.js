@@ -28,8 +28,11 @@ const files = ['src', 'test/native', 'test/fuzz', 'benchmark/native']
   .flatMap((d) => cxxFiles(path.join(root, d)));
 const format = spawnSync('clang-format', ['--dry-run', '--Werror', ...files],
                          { cwd: root, stdio: 'inherit' });
-if (format.error) {
-  console.log('clang-format not found: C++ formatting not checked');
+if (format.error && process.env.FAST_RESPONSE_NATIVE === 'require') {
+  console.error('clang-format not found (FAST_RESPONSE_NATIVE=require): install it (apt-get install clang-format)');
+  ok = false;
+} else if (format.error) {
+  console.log('clang-format not found: C++ formatting not checked (FAST_RESPONSE_NATIVE=require fails instead)');
 } else {
   ok = format.status === 0 && ok;
 }

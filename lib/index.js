@@ -41,8 +41,10 @@ const native = loadError === null;
  * `res.writeHead()` (Node 20 and later, lib/write-head.js), `res.uncork()`
  * (Node 22 and later, lib/chunked-buffer.js) and every `req.end()` of every
  * http.ClientRequest (Node 18 to 22: on 24 and later requests are Node's
- * own). Each is patched only over Node's own method. Calling it again
- * while installed changes nothing but can turn `patchEnd` on.
+ * own). write(), writeHead() and uncork() are patched only over Node's
+ * own; an end() someone else wrapped before the first install() is still
+ * called by the patched one. Calling it again while installed changes
+ * nothing but can turn `patchEnd` on.
  *
  * @param {{ patchEnd?: boolean }} [options]
  * @returns {() => void} `uninstall`: restores what was there before.

@@ -37,6 +37,7 @@ const { bodyKind, toBytes, bodyUnits } = require('./body');
 const {
   ClientRequest, nodeEnd, nodeFlushOutput, nodeRequestImplicitHeader, kOutHeaders, uniqueHeadersOf,
   NODE_RENDERS_HEAD, FAILED_WRITE_COUNTED, CLIENT_PATH_GAINS, defineMethod, restoreProperty,
+  callOwn, patchedEnd,
 } = require('./node-internals');
 const { applyHead, complete, countBytes, failNextWrite, bytesOf } = require('./complete');
 const { stateBits, socketFd } = require('./gate');
@@ -355,35 +356,19 @@ let installed = null;
  * package take the call over.
  */
 function isOwnEnd(fn) {
-  return nodeEnd !== null && (fn === nodeEnd || (fn === patchedEndMethod && installed !== null &&
-                                                 installed.previousEnd === nodeEnd));
+  if (nodeEnd === null) return false;
+  if (fn === nodeEnd) return true;
+  const endPatch = installed !== null ? installed.endPatch : null;
+  return endPatch !== null && fn === endPatch.method && endPatch.overNodes;
 }
 
 function fastEndMethod(data, encoding, callback) {
   const own = this.end;
   if (!isOwnEnd(own) && typeof own === 'function') {
     countRequestFallback(R.REQUEST_END_REPLACED, this, data);
-    return callOwnEnd(own, this, data, encoding, callback);
+    return callOwn(own, this, data, encoding, callback);
   }
   return requestEnd(this, data, encoding, callback);
-}
-
-function patchedEndMethod(data, encoding, callback) {
-  const previous = installed !== null ? installed.previousEnd : nodeEnd;
-  // An end() someone else wrapped before install() keeps its wrapper.
-  if ((previous !== nodeEnd || nodeEnd === null) && typeof previous === 'function') {
-    return callOwnEnd(previous, this, data, encoding, callback);
-  }
-  return requestEnd(this, data, encoding, callback);
-}
-
-// A replaced end() gets the arguments req.end(...) would have got, without
-// trailing undefined ones: wrappers may look at `arguments.length`.
-function callOwnEnd(own, req, data, encoding, callback) {
-  if (callback !== undefined) return own.call(req, data, encoding, callback);
-  if (encoding !== undefined) return own.call(req, data, encoding);
-  if (data !== undefined) return own.call(req, data);
-  return own.call(req);
 }
 
 /**
@@ -395,16 +380,18 @@ function installClient(patchEnd) {
   if (installed === null) {
     installed = {
       fastEnd: Object.getOwnPropertyDescriptor(proto, 'fastEnd'),
-      end: Object.getOwnPropertyDescriptor(proto, 'end'),
-      previousEnd: proto.end,
-      patchedEnd: false,
+      end: undefined,
+      endPatch: null,
     };
     defineMethod(proto, 'fastEnd', fastEndMethod);
   }
   // Where Node's own req.end() is the cheaper one, patchEnd leaves it.
-  if (patchEnd && !installed.patchedEnd && CLIENT_PATH_GAINS) {
-    installed.patchedEnd = true;
-    defineMethod(proto, 'end', patchedEndMethod);
+  if (patchEnd && installed.endPatch === null && CLIENT_PATH_GAINS) {
+    // What stands there now: an end() someone wrapped after install() and
+    // before patchEnd is called by the patch and put back by uninstall().
+    installed.end = Object.getOwnPropertyDescriptor(proto, 'end');
+    installed.endPatch = patchedEnd(proto.end, requestEnd);
+    defineMethod(proto, 'end', installed.endPatch.method);
   }
 }
 
@@ -413,7 +400,12 @@ function uninstallClient() {
   if (installed === null) return;
   const proto = ClientRequest.prototype;
   restoreProperty(proto, 'fastEnd', installed.fastEnd);
-  if (installed.patchedEnd) restoreProperty(proto, 'end', installed.end);
+  // Put back while still the package's: a wrapper added over it stays
+  // (node-internals.js patchedEnd()).
+  if (installed.endPatch !== null) {
+    installed.endPatch.retire();
+    if (proto.end === installed.endPatch.method) restoreProperty(proto, 'end', installed.end);
+  }
   installed = null;
 }
 

@@ -74,8 +74,9 @@ declare namespace fastResponse {
 
   /**
    * Header fields as `res.writeHead()` accepts them: a plain object
-   * (`{ 'Content-Type': 'text/plain' }`), or a flat array
-   * `['Content-Type', 'text/plain', 'X-Id', 7]`.
+   * (`{ 'Content-Type': 'text/plain' }`), a flat array
+   * `['Content-Type', 'text/plain', 'X-Id', 7]`, or `[name, value]` pairs
+   * `[['Content-Type', 'text/plain'], ['Set-Cookie', ['a=1', 'b=2']]]`.
    */
   type Headers =
     | Readonly<Record<string, FieldValue>>
@@ -333,14 +334,18 @@ declare const fastResponse: {
 
   /**
    * `res.writeHead(statusCode, headers)` + `res.end(data)`, with
-   * `Content-Length` added after the given fields when the response has a
-   * body and `headers` frame it neither with Content-Length nor with
-   * Transfer-Encoding. Rendered without Node's header map.
+   * `Content-Length` added after the given fields when the response may
+   * have a body (not HEAD, 204 or 304) and `headers` frame it neither with
+   * Content-Length nor with Transfer-Encoding (`Content-Length: 0` without
+   * `data`, as `res.end()` sends it). Rendered without Node's header map.
    *
    * @param statusCode An integer 100-999.
-   * @throws ERR_HTTP_INVALID_STATUS_CODE, ERR_INVALID_HTTP_TOKEN,
-   *   ERR_HTTP_INVALID_HEADER_VALUE, ERR_INVALID_CHAR, ERR_INVALID_ARG_VALUE,
-   *   ERR_HTTP_HEADERS_SENT, before any byte is written.
+   * @throws RangeError ERR_HTTP_INVALID_STATUS_CODE; TypeError
+   *   ERR_INVALID_HTTP_TOKEN, ERR_HTTP_INVALID_HEADER_VALUE,
+   *   ERR_INVALID_CHAR, ERR_INVALID_ARG_VALUE (an odd flat array),
+   *   ERR_INVALID_ARG_TYPE (`data` neither string nor bytes); Error
+   *   ERR_HTTP_HEADERS_SENT when the head was already rendered. All before
+   *   any byte is written, as writeHead() and end() throw them.
    */
   send(
     res: ServerResponse,
@@ -352,7 +357,10 @@ declare const fastResponse: {
   /**
    * Validates and renders status line and header fields once.
    *
-   * @throws What `res.writeHead(statusCode, headers)` throws for them.
+   * @throws RangeError ERR_HTTP_INVALID_STATUS_CODE; TypeError
+   *   ERR_INVALID_HTTP_TOKEN, ERR_HTTP_INVALID_HEADER_VALUE,
+   *   ERR_INVALID_CHAR, ERR_INVALID_ARG_VALUE: what
+   *   `res.writeHead(statusCode, headers)` throws for them.
    */
   template(statusCode: number, headers?: fastResponse.Headers): fastResponse.Template;
 
@@ -387,8 +395,10 @@ declare const fastResponse: {
    * Undoes install(): removes `fastEnd` and `fastWrite` (and the requests'
    * `fastEnd`) and puts back `end`, `write`, `writeHead` and `uncork` (and
    * the requests' `end`) exactly as they were, property attributes
-   * included. Does nothing when not installed; install() may be called
-   * again after.
+   * included. A method someone wrapped after install() (an APM agent
+   * loaded later) keeps its wrapper, and the package's `end()` under it
+   * calls the `end()` it stood over (Node's) from then on. Does nothing when not installed; install() may be
+   * called again after.
    */
   uninstall(): void;
 

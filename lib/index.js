@@ -13,7 +13,7 @@ const { inspect } = require('node:util');
 const {
   ServerResponse, nodeEnd, isNodesEnd, setPackageEnd, nodeWrite, isNodesWrite, setPackageWrite,
   NODE_COLLECTS_TICK_CHUNKS, nodeWriteHead, setPackageWriteHead, nodeUncork, defineMethod,
-  restoreProperty,
+  restoreProperty, callOwn, patchedEnd,
 } = require('./node-internals');
 const { write } = require('./stream');
 const { writeHead, RENDERS_HEADS } = require('./write-head');
@@ -42,7 +42,8 @@ const native = loadError === null;
  * (Node 22 and later, lib/chunked-buffer.js) and every `req.end()` of every
  * http.ClientRequest (Node 18 to 22: on 24 and later requests are Node's
  * own). write(), writeHead() and uncork() are patched only over Node's
- * own; an end() someone else wrapped before the first install() is still
+ * own; an end() someone else wrapped before install({ patchEnd: true })
+ * (an APM agent, loaded before the package or after a plain install()) is
  * called by the patched one. Calling it again while installed changes
  * nothing but can turn `patchEnd` on.
  *
@@ -64,20 +65,16 @@ function install(options) {
   const proto = ServerResponse.prototype;
   if (installed === null) {
     // Own property descriptors (or undefined): uninstall() puts back exactly
-    // what was there, attributes included.
+    // what was there, attributes included. end(), write(), writeHead() and
+    // uncork() are taken when patchEnd is turned on (endPatch set).
     installed = {
       fastEnd: Object.getOwnPropertyDescriptor(proto, 'fastEnd'),
       fastWrite: Object.getOwnPropertyDescriptor(proto, 'fastWrite'),
-      end: Object.getOwnPropertyDescriptor(proto, 'end'),
-      write: Object.getOwnPropertyDescriptor(proto, 'write'),
-      writeHead: Object.getOwnPropertyDescriptor(proto, 'writeHead'),
-      uncork: Object.getOwnPropertyDescriptor(proto, 'uncork'),
-      // The end(), write() and writeHead() in effect before install(), own
-      // or inherited.
-      previousEnd: proto.end,
-      previousWrite: proto.write,
-      previousWriteHead: proto.writeHead,
-      patchedEnd: false,
+      end: undefined,
+      write: undefined,
+      writeHead: undefined,
+      uncork: undefined,
+      endPatch: null,
     };
     defineMethod(proto, 'fastEnd', function fastEnd(data, encoding, callback) {
       return fastResponseEnd(this, data, encoding, callback);
@@ -86,18 +83,26 @@ function install(options) {
       return fastResponseWrite(this, chunk, encoding, callback);
     });
   }
-  if (patchEnd && !installed.patchedEnd) {
-    installed.patchedEnd = true;
+  if (patchEnd && installed.endPatch === null) {
+    // What stands there now, not at the first install(): a wrapper added in
+    // between (an APM agent loaded after install()) is called by the patch
+    // and put back by uninstall().
+    installed.end = Object.getOwnPropertyDescriptor(proto, 'end');
+    installed.write = Object.getOwnPropertyDescriptor(proto, 'write');
+    installed.writeHead = Object.getOwnPropertyDescriptor(proto, 'writeHead');
+    installed.uncork = Object.getOwnPropertyDescriptor(proto, 'uncork');
     // Over Node's own end() the patch is the package's fast path; over
     // anyone else's it hands every call to that end() (patchedEnd()).
-    setPackageEnd(installed.previousEnd === nodeEnd ? patchedEndMethod : null);
-    defineMethod(proto, 'end', patchedEndMethod);
+    const endPatch = patchedEnd(proto.end, endUnderPatch);
+    installed.endPatch = endPatch;
+    setPackageEnd(endPatch.overNodes ? endPatch.method : null);
+    defineMethod(proto, 'end', endPatch.method);
     // write() too, over Node's own (lib/stream.js; measured on Node 20 with
     // benchmark/http/stream.js, 10 runs: 1.13-1.34x at 64 B and 1 KiB, one
     // write per tick and 8 in one tick). Not on Node 24 and later, which
     // collect every tick's chunks themselves (on Node 22 only a corked
     // response's: its write() steps aside for those, lib/stream.js).
-    if (!NODE_COLLECTS_TICK_CHUNKS && installed.previousWrite === nodeWrite && nodeWrite !== null) {
+    if (!NODE_COLLECTS_TICK_CHUNKS && proto.write === nodeWrite && nodeWrite !== null) {
       setPackageWrite(patchedWriteMethod);
       defineMethod(proto, 'write', patchedWriteMethod);
     }
@@ -109,7 +114,7 @@ function install(options) {
     // writeHead() too, over Node's own: the head rendered natively where
     // Node's would take its headers argument as it is (lib/write-head.js).
     // Not on Node 18, whose head rules differ.
-    if (RENDERS_HEADS && installed.previousWriteHead === nodeWriteHead) {
+    if (RENDERS_HEADS && proto.writeHead === nodeWriteHead) {
       setPackageWriteHead(patchedWriteHeadMethod);
       defineMethod(proto, 'writeHead', patchedWriteHeadMethod);
     }
@@ -173,16 +178,6 @@ function fastResponseEnd(res, data, encoding, callback) {
   return end(res, data, encoding, callback);
 }
 
-// The replaced end() or write() gets the arguments res.end(...) would have
-// got, without trailing undefined ones: wrappers may look at
-// `arguments.length`.
-function callOwn(own, res, data, encoding, callback) {
-  if (callback !== undefined) return own.call(res, data, encoding, callback);
-  if (encoding !== undefined) return own.call(res, data, encoding);
-  if (data !== undefined) return own.call(res, data);
-  return own.call(res);
-}
-
 /**
  * Writes a chunk of the body like Node's `res.write(chunk[, encoding][,
  * callback])`: the same bytes (the head with the first chunk, each chunk
@@ -233,19 +228,11 @@ function patchedWriteHeadMethod(statusCode, reason, obj) {
   return writeHead(this, statusCode, reason, obj);
 }
 
-function patchedEndMethod(data, encoding, callback) {
-  return patchedEnd(this, data, encoding, callback);
-}
-
-// `res.end()` under install({ patchEnd: true }): end() with no data is
-// Node's own (counted 'no-body', as fastEnd() counts it); everything else
-// is fastResponse.end().
-function patchedEnd(res, data, encoding, callback) {
-  // An end() someone else wrapped before install() keeps its wrapper.
-  const previous = installed !== null ? installed.previousEnd : nodeEnd;
-  if ((previous !== nodeEnd || nodeEnd === null) && typeof previous === 'function') {
-    return callOwn(previous, res, data, encoding, callback);
-  }
+// `res.end()` under install({ patchEnd: true }) over Node's own end()
+// (node-internals.js patchedEnd()): end() with no data is Node's own
+// (counted 'no-body', as fastEnd() counts it); everything else is
+// fastResponse.end().
+function endUnderPatch(res, data, encoding, callback) {
   if (!data || typeof data === 'function') {
     statistics.countFallback(R.NO_BODY, res, data);
     return nodeEnd.call(res, data, encoding, callback);
@@ -257,7 +244,10 @@ function patchedEnd(res, data, encoding, callback) {
  * Undoes install(): removes `fastEnd` and `fastWrite` (and the requests'
  * `fastEnd`) and puts back `end`, `write`, `writeHead` and `uncork` (and
  * the requests' `end`) exactly as they were, property attributes included.
- * Does nothing when not installed; install() may be called again after.
+ * A method someone wrapped after install() (an APM agent loaded later)
+ * keeps its wrapper: the package's method under it stays, and its end()
+ * calls the end() it stood over from then on. Does nothing when not
+ * installed; install() may be called again after.
  */
 function uninstall() {
   uninstallClient();
@@ -265,7 +255,13 @@ function uninstall() {
   const proto = ServerResponse.prototype;
   restoreProperty(proto, 'fastEnd', installed.fastEnd);
   restoreProperty(proto, 'fastWrite', installed.fastWrite);
-  if (installed.patchedEnd) restoreProperty(proto, 'end', installed.end);
+  // Each method is put back while it is still the package's: a wrapper
+  // someone added over it after install() (an APM agent) stays, and the
+  // package's end() under it calls what it stood over from now on.
+  if (installed.endPatch !== null) {
+    installed.endPatch.retire();
+    if (proto.end === installed.endPatch.method) restoreProperty(proto, 'end', installed.end);
+  }
   if (proto.write === patchedWriteMethod) restoreProperty(proto, 'write', installed.write);
   if (proto.writeHead === patchedWriteHeadMethod) restoreProperty(proto, 'writeHead', installed.writeHead);
   if (proto.uncork === uncorkJoined) restoreProperty(proto, 'uncork', installed.uncork);
@@ -284,14 +280,9 @@ function uninstall() {
  * went to Node's own code and `reasons`: fallbacks by reason ('tls',
  * 'head-sent', 'socket-busy', ...), `writev`: the addon's writev(2) calls
  * and bytes, and `requests`: the same counts for outgoing requests.
- * Types and units: index.d.ts `Stats`.
  *
- * @returns {{ fast: number, partial: number, writes: number, heads: number,
- *             uncorks: { framed: number, joined: number }, fallback: number,
- *             reasons: Record<string, number>,
- *             writev: { calls: number, bytes: number },
- *             requests: { fast: number, partial: number, fallback: number,
- *                         reasons: Record<string, number> } }}
+ * @returns {import('./index').Stats} The shape, types and units: index.d.ts
+ *   `Stats` (one definition for both).
  */
 function stats() {
   return statistics.stats();

@@ -360,6 +360,53 @@ function defineMethod(object, name, value) {
 }
 
 /**
+ * A replaced end() (or write()) gets the arguments `msg.end(...)` would have
+ * got, without trailing undefined ones: wrappers may look at
+ * `arguments.length`.
+ */
+function callOwn(own, msg, data, encoding, callback) {
+  if (callback !== undefined) return own.call(msg, data, encoding, callback);
+  if (encoding !== undefined) return own.call(msg, data, encoding);
+  if (data !== undefined) return own.call(msg, data);
+  return own.call(msg);
+}
+
+/**
+ * The end() that install({ patchEnd: true }) defines on a prototype
+ * (http.ServerResponse's, http.ClientRequest's), standing over `beneath`:
+ * the end() in effect there, own or inherited, when patchEnd was turned
+ * on. Over Node's own end() it is `fast(msg, data, encoding, callback)`,
+ * the package's path; over anyone else's (an APM agent's wrapper, loaded
+ * before or after the package) it calls that one, with the arguments
+ * `msg.end(...)` got. Each install({ patchEnd: true }) makes its own, and
+ * `retire()` (uninstall()) makes it call `beneath` from then on: one that
+ * uninstall() leaves in place under a later wrapper (put back, it would drop
+ * the wrapper) is what it stood over again, and a later patch standing over
+ * that wrapper never calls itself.
+ *
+ * @param {Function} beneath
+ * @param {(msg: object, data: unknown, encoding: unknown, callback: unknown) => unknown} fast
+ * @returns {{ method: Function, overNodes: boolean, retire: () => void }}
+ *   `method` the end() to define; `overNodes` whether it stands over Node's
+ *   own (then it is the package's path).
+ */
+function patchedEnd(beneath, fast) {
+  const overNodes = nodeEnd !== null && beneath === nodeEnd;
+  let active = true;
+  function patchedEndMethod(data, encoding, callback) {
+    if (overNodes && active) return fast(this, data, encoding, callback);
+    return callOwn(beneath, this, data, encoding, callback);
+  }
+  return {
+    method: patchedEndMethod,
+    overNodes,
+    retire() {
+      active = false;
+    },
+  };
+}
+
+/**
  * uninstall(): puts back property `name` of `object` as
  * Object.getOwnPropertyDescriptor() gave it before install() (undefined:
  * there was none).
@@ -372,6 +419,8 @@ function restoreProperty(object, name, descriptor) {
 module.exports = {
   defineMethod,
   restoreProperty,
+  callOwn,
+  patchedEnd,
   ClientRequest,
   nodeFlushOutput,
   nodeRequestImplicitHeader,

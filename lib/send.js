@@ -92,16 +92,18 @@ function headStarted(res) {
 /**
  * Sends a whole response: what `res.writeHead(statusCode, headers)` followed
  * by `res.end(data)` does, with `Content-Length` added after the given fields
- * when the response has a body and `headers` names neither Content-Length
- * nor Transfer-Encoding. The head is validated and rendered natively,
+ * when the response may have a body (not HEAD, 204 or 304) and `headers`
+ * names neither Content-Length nor Transfer-Encoding (`Content-Length: 0`
+ * without `data`, as res.end() sends it). The head is validated and rendered natively,
  * without Node's per-response header map; nothing is written before every
  * field has passed Node's checks.
  *
  * @param {import('http').ServerResponse} res
  * @param {number} statusCode 100-999.
  * @param {Record<string, string|number|ReadonlyArray<string|number>>|
- *   ReadonlyArray<string|number>|null} [headers] A plain object, or a flat
- *   array `[name, value, name, value, ...]` as writeHead() accepts.
+ *   ReadonlyArray<string|number|ReadonlyArray<string|number>>|null} [headers]
+ *   A plain object, a flat array `[name, value, name, value, ...]` or
+ *   `[name, value]` pairs, as writeHead() accepts.
  * @param {string|Buffer|Uint8Array} [data] The body; strings as UTF-8.
  * @returns {import('http').ServerResponse} `res`.
  * @throws {RangeError} ERR_HTTP_INVALID_STATUS_CODE

@@ -47,6 +47,7 @@ const SUITES = {
   stream: 'test/stream.test.js',
   'write-head': 'test/write-head.test.js',
   install: 'test/install.test.js',
+  wrappers: 'test/wrappers.test.js',
 };
 const COPY = [
   'binding.gyp', 'package.json', 'register.js', 'lib', 'src', 'test/matrix-harness.js', 'test/helpers',
@@ -450,6 +451,31 @@ const MUTANTS = [
     from: '    enumerable: own !== undefined && \'value\' in own ? own.enumerable : false,\n',
     to: '    enumerable: false,\n',
     suites: ['install'],
+  },
+  // install() and uninstall() beside someone else's wrapper (an APM agent).
+  {
+    name: 'end-patch-over-nodes',
+    what: 'install({ patchEnd: true }) takes Node\'s end() for the one beneath it, not a wrapper there (an APM agent loaded before, or after install())',
+    file: 'lib/index.js',
+    from: '    const endPatch = patchedEnd(proto.end, endUnderPatch);\n',
+    to: '    const endPatch = patchedEnd(nodeEnd, endUnderPatch);\n',
+    suites: ['wrappers'],
+  },
+  {
+    name: 'uninstall-drops-later-wrapper',
+    what: 'uninstall() puts back end() over a wrapper added after install({ patchEnd: true })',
+    file: 'lib/index.js',
+    from: '    if (proto.end === installed.endPatch.method) restoreProperty(proto, \'end\', installed.end);\n',
+    to: '    restoreProperty(proto, \'end\', installed.end);\n',
+    suites: ['wrappers'],
+  },
+  {
+    name: 'retired-end-stays-fast',
+    what: 'the package\'s end() left under a wrapper by uninstall() keeps taking the fast path',
+    file: 'lib/node-internals.js',
+    from: '    if (overNodes && active) return fast(this, data, encoding, callback);\n',
+    to: '    if (overNodes) return fast(this, data, encoding, callback);\n',
+    suites: ['wrappers'],
   },
 ];
 

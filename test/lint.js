@@ -6,6 +6,7 @@
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
+const { REQUIRED } = require('./helpers/native-tools');
 
 const root = path.join(__dirname, '..');
 let ok = true;
@@ -28,7 +29,7 @@ const files = ['src', 'test/native', 'test/fuzz', 'benchmark/native']
   .flatMap((d) => cxxFiles(path.join(root, d)));
 const format = spawnSync('clang-format', ['--dry-run', '--Werror', ...files],
                          { cwd: root, stdio: 'inherit' });
-if (format.error && process.env.FAST_RESPONSE_NATIVE === 'require') {
+if (format.error && REQUIRED) {
   console.error('clang-format not found (FAST_RESPONSE_NATIVE=require): install it (apt-get install clang-format)');
   ok = false;
 } else if (format.error) {

@@ -148,3 +148,133 @@ test('a replaced _writeRaw() (byte counting) sees the bytes of end() and write()
     proto._writeRaw = writeRaw;
   }
 });
+
+// A wrapper of a prototype method (APM agent) seen by nobody but itself:
+// defined as a plain assignment does (own, enumerable), counting its calls.
+function wrapMethod(proto, name, calls) {
+  const beneath = proto[name];
+  proto[name] = function apmWrapper(...args) {
+    calls[name] = (calls[name] || 0) + 1;
+    return beneath.apply(this, args);
+  };
+  return proto[name];
+}
+
+// A GET on a fresh connection and a POST from http.request(): the bytes the
+// client received, the response body the request got back.
+async function roundTrip(handler) {
+  const server = await serve({}, handler);
+  try {
+    const bytes = await get(server);
+    const body = await new Promise((resolve, reject) => {
+      const req = http.request({ port: server.address().port, host: '127.0.0.1', method: 'POST', agent: false },
+                               (res) => {
+                                 const chunks = [];
+                                 res.on('data', (d) => chunks.push(d));
+                                 res.on('end', () => resolve(Buffer.concat(chunks).toString()));
+                               });
+      req.on('error', reject);
+      req.end('request body');
+    });
+    return { bytes, body };
+  } finally {
+    server.close();
+  }
+}
+
+const PROTOS = [['ServerResponse', http.ServerResponse.prototype], ['ClientRequest', http.ClientRequest.prototype]];
+const NAMES = { ServerResponse: ['end', 'writeHead'], ClientRequest: ['end'] };
+
+function ownDescriptors() {
+  return PROTOS.map(([, proto]) => Object.getOwnPropertyDescriptors(proto));
+}
+
+// Wraps end() and writeHead() of the response and end() of the request;
+// returns the calls they count and a function that puts back end() and
+// writeHead() as `saved` (ownDescriptors()) has them.
+function wrapAll(saved) {
+  const calls = {};
+  const wrappers = {};
+  for (const [which, proto] of PROTOS) {
+    const counted = {};
+    calls[which] = counted;
+    wrappers[which] = {};
+    for (const name of NAMES[which]) wrappers[which][name] = wrapMethod(proto, name, counted);
+  }
+  const unwrap = () => PROTOS.forEach(([, proto], i) => {
+    for (const name of ['end', 'writeHead']) {
+      if (saved[i][name] === undefined) delete proto[name];
+      else Object.defineProperty(proto, name, saved[i][name]);
+    }
+  });
+  return { calls, wrappers, unwrap };
+}
+
+const handler = (req, res) => {
+  req.resume();
+  req.on('end', () => {
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    res.end('hi');
+  });
+};
+
+test('install(), then an APM wraps end() and writeHead(), then install({ patchEnd: true }): the wrappers see every call and come back after uninstall()', async () => {
+  const plain = await roundTrip(handler);
+  const before = ownDescriptors();
+  fastResponse.install();
+  const { calls, wrappers, unwrap } = wrapAll(before);
+  try {
+    fastResponse.install({ patchEnd: true });
+    const patched = await roundTrip(handler);
+    assert.deepStrictEqual(patched, plain);
+    // Two responses (GET and POST), one request.
+    assert.deepStrictEqual(calls, { ServerResponse: { end: 2, writeHead: 2 }, ClientRequest: { end: 1 } });
+    fastResponse.uninstall();
+    for (const [which, proto] of PROTOS) {
+      for (const name of NAMES[which]) {
+        assert.strictEqual(proto[name], wrappers[which][name], `${which}.prototype.${name} is the wrapper again`);
+      }
+    }
+    assert.deepStrictEqual(await roundTrip(handler), plain);
+    assert.deepStrictEqual(calls, { ServerResponse: { end: 4, writeHead: 4 }, ClientRequest: { end: 2 } });
+  } finally {
+    fastResponse.uninstall();
+    unwrap();
+  }
+  assert.deepStrictEqual(ownDescriptors(), before);
+});
+
+test('install({ patchEnd: true }), then an APM wraps end(): uninstall() keeps the wrapper, which then reaches Node\'s own end(); installing again over it does not loop', async () => {
+  const plain = await roundTrip(handler);
+  const before = ownDescriptors();
+  fastResponse.install({ patchEnd: true });
+  const { calls, wrappers, unwrap } = wrapAll(before);
+  try {
+    assert.deepStrictEqual(await roundTrip(handler), plain);
+    assert.deepStrictEqual(calls, { ServerResponse: { end: 2, writeHead: 2 }, ClientRequest: { end: 1 } });
+    fastResponse.uninstall();
+    for (const [which, proto] of PROTOS) {
+      assert.strictEqual(proto.end, wrappers[which].end, `${which}.prototype.end: the wrapper stays`);
+      assert.strictEqual(proto.fastEnd, undefined);
+    }
+    fastResponse.resetStats();
+    assert.deepStrictEqual(await roundTrip(handler), plain);
+    assert.deepStrictEqual(calls, { ServerResponse: { end: 4, writeHead: 4 }, ClientRequest: { end: 2 } });
+    // Under the wrapper, the package's end() left behind is Node's own again.
+    const counts = fastResponse.stats();
+    assert.strictEqual(counts.fast + counts.partial + counts.fallback, 0, JSON.stringify(counts));
+    assert.strictEqual(counts.requests.fast + counts.requests.fallback, 0, JSON.stringify(counts.requests));
+    // A second install({ patchEnd: true }) stands over the wrapper, which
+    // calls the first one's end(): a loop between them would overflow the
+    // stack here.
+    fastResponse.install({ patchEnd: true });
+    assert.deepStrictEqual(await roundTrip(handler), plain);
+    assert.deepStrictEqual(calls, { ServerResponse: { end: 6, writeHead: 6 }, ClientRequest: { end: 3 } });
+    fastResponse.uninstall();
+    for (const [which, proto] of PROTOS) assert.strictEqual(proto.end, wrappers[which].end);
+  } finally {
+    fastResponse.uninstall();
+    unwrap();
+  }
+  assert.deepStrictEqual(ownDescriptors(), before);
+});

@@ -24,7 +24,7 @@ const path = require('node:path');
 const root = path.join(__dirname, '..', '..');
 const out = path.join(root, 'build-fuzz');
 const binary = path.join(out, 'head_fuzzer');
-const required = process.env.FAST_RESPONSE_NATIVE === 'require';
+const { missingTool } = require('../helpers/native-tools');
 const clang = process.env.CXX_FUZZ || 'clang++';
 
 const args = process.argv.slice(2);
@@ -42,13 +42,7 @@ for (const a of options) {
 }
 
 function missing(what) {
-  const how = 'apt-get install -y clang libclang-rt-14-dev libhttp-parser-dev';
-  if (required) {
-    console.error(`test/fuzz: ${what} (FAST_RESPONSE_NATIVE=require). Install: ${how}`);
-    process.exit(1);
-  }
-  console.log(`test/fuzz: SKIPPED, ${what} (install: ${how})`);
-  process.exit(0);
+  missingTool('test/fuzz', what, 'apt-get install -y clang libclang-rt-14-dev libhttp-parser-dev');
 }
 
 function run(cmd, argv) {

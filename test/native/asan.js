@@ -25,17 +25,11 @@ const root = path.join(__dirname, '..', '..');
 const out = path.join(root, 'build-asan');
 const pkg = path.join(out, 'pkg');
 const reports = path.join(out, 'reports');
-const required = process.env.FAST_RESPONSE_NATIVE === 'require';
+const { missingTool } = require('../helpers/native-tools');
 const smokeOnly = process.argv.includes('--smoke');
 
 function missing(what) {
-  const how = 'apt-get install -y clang libclang-rt-14-dev';
-  if (required) {
-    console.error(`test:asan: ${what} (FAST_RESPONSE_NATIVE=require). Install: ${how}`);
-    process.exit(1);
-  }
-  console.log(`test:asan: SKIPPED, ${what} (install: ${how})`);
-  process.exit(0);
+  missingTool('test:asan', what, 'apt-get install -y clang libclang-rt-14-dev');
 }
 
 function run(cmd, args, opts = {}) {

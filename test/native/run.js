@@ -19,7 +19,7 @@ const path = require('node:path');
 
 const root = path.join(__dirname, '..', '..');
 const buildDir = path.join(root, 'build-native');
-const required = process.env.FAST_RESPONSE_NATIVE === 'require';
+const { missingTool } = require('../helpers/native-tools');
 const valgrind = process.argv.includes('--valgrind');
 const jobs = process.env.FAST_RESPONSE_JOBS || '2';
 
@@ -30,16 +30,8 @@ function have(cmd, args = ['--version']) {
 
 // A missing tool: a notice, or a failure under FAST_RESPONSE_NATIVE=require.
 function missing(what) {
-  const how = 'apt-get install -y cmake g++ libgtest-dev' +
-              (valgrind ? ' valgrind' : '');
-  if (required) {
-    console.error(`test/native: ${what} is missing (FAST_RESPONSE_NATIVE=require). ` +
-                  `Install it: ${how}`);
-    process.exit(1);
-  }
-  console.log(`test/native: SKIPPED, ${what} is missing ` +
-              `(install it: ${how}; set FAST_RESPONSE_NATIVE=require to fail instead)`);
-  process.exit(0);
+  missingTool('test/native', `${what} is missing`,
+              `apt-get install -y cmake g++ libgtest-dev${valgrind ? ' valgrind' : ''}`);
 }
 
 function run(cmd, args, opts = {}) {

@@ -359,7 +359,7 @@ function isOwnEnd(fn) {
   if (nodeEnd === null) return false;
   if (fn === nodeEnd) return true;
   const endPatch = installed !== null ? installed.endPatch : null;
-  return endPatch !== null && fn === endPatch.method && endPatch.overNodes;
+  return endPatch !== null && fn === endPatch.method && endPatch.overNodes();
 }
 
 function fastEndMethod(data, encoding, callback) {
@@ -380,7 +380,6 @@ function installClient(patchEnd) {
   if (installed === null) {
     installed = {
       fastEnd: Object.getOwnPropertyDescriptor(proto, 'fastEnd'),
-      end: undefined,
       endPatch: null,
     };
     defineMethod(proto, 'fastEnd', fastEndMethod);
@@ -389,8 +388,7 @@ function installClient(patchEnd) {
   if (patchEnd && installed.endPatch === null && CLIENT_PATH_GAINS) {
     // What stands there now: an end() someone wrapped after install() and
     // before patchEnd is called by the patch and put back by uninstall().
-    installed.end = Object.getOwnPropertyDescriptor(proto, 'end');
-    installed.endPatch = patchedEnd(proto.end, requestEnd);
+    installed.endPatch = patchedEnd(proto, requestEnd);
     defineMethod(proto, 'end', installed.endPatch.method);
   }
 }
@@ -404,7 +402,7 @@ function uninstallClient() {
   // (node-internals.js patchedEnd()).
   if (installed.endPatch !== null) {
     installed.endPatch.retire();
-    if (proto.end === installed.endPatch.method) restoreProperty(proto, 'end', installed.end);
+    if (proto.end === installed.endPatch.method) restoreProperty(proto, 'end', installed.endPatch.descriptor);
   }
   installed = null;
 }

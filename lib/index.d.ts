@@ -396,9 +396,9 @@ declare const fastResponse: {
    * `fastEnd`) and puts back `end`, `write`, `writeHead` and `uncork` (and
    * the requests' `end`) exactly as they were, property attributes
    * included. A method someone wrapped after install() (an APM agent
-   * loaded later) keeps its wrapper, and the package's `end()` under it
-   * calls the `end()` it stood over (Node's) from then on. Does nothing when not installed; install() may be
-   * called again after.
+   * loaded later) keeps its wrapper, and the package's method under it is
+   * what it stood over (Node's, or an earlier wrapper) from then on. Does
+   * nothing when not installed; install() may be called again after.
    */
   uninstall(): void;
 

@@ -13,7 +13,7 @@ const { inspect } = require('node:util');
 const {
   ServerResponse, nodeEnd, isNodesEnd, setPackageEnd, nodeWrite, isNodesWrite, setPackageWrite,
   NODE_COLLECTS_TICK_CHUNKS, nodeWriteHead, setPackageWriteHead, nodeUncork, defineMethod,
-  restoreProperty, callOwn, patchedEnd,
+  restoreProperty, callOwn, patchedEnd, OutgoingMessage,
 } = require('./node-internals');
 const { write } = require('./stream');
 const { writeHead, RENDERS_HEADS } = require('./write-head');
@@ -44,7 +44,8 @@ const native = loadError === null;
  * own). write(), writeHead() and uncork() are patched only over Node's
  * own; an end() someone else wrapped before install({ patchEnd: true })
  * (an APM agent, loaded before the package or after a plain install()) is
- * called by the patched one. Calling it again while installed changes
+ * called by the patched one, and so are end() and write() wrapped on
+ * OutgoingMessage.prototype at any time. Calling it again while installed changes
  * nothing but can turn `patchEnd` on.
  *
  * @param {{ patchEnd?: boolean }} [options]
@@ -65,12 +66,12 @@ function install(options) {
   const proto = ServerResponse.prototype;
   if (installed === null) {
     // Own property descriptors (or undefined): uninstall() puts back exactly
-    // what was there, attributes included. end(), write(), writeHead() and
-    // uncork() are taken when patchEnd is turned on (endPatch set).
+    // what was there, attributes included. write(), writeHead() and
+    // uncork() are taken when patchEnd is turned on, end() by its patch
+    // (endPatch.descriptor).
     installed = {
       fastEnd: Object.getOwnPropertyDescriptor(proto, 'fastEnd'),
       fastWrite: Object.getOwnPropertyDescriptor(proto, 'fastWrite'),
-      end: undefined,
       write: undefined,
       writeHead: undefined,
       uncork: undefined,
@@ -87,22 +88,24 @@ function install(options) {
     // What stands there now, not at the first install(): a wrapper added in
     // between (an APM agent loaded after install()) is called by the patch
     // and put back by uninstall().
-    installed.end = Object.getOwnPropertyDescriptor(proto, 'end');
     installed.write = Object.getOwnPropertyDescriptor(proto, 'write');
     installed.writeHead = Object.getOwnPropertyDescriptor(proto, 'writeHead');
     installed.uncork = Object.getOwnPropertyDescriptor(proto, 'uncork');
     // Over Node's own end() the patch is the package's fast path; over
     // anyone else's it hands every call to that end() (patchedEnd()).
-    const endPatch = patchedEnd(proto.end, endUnderPatch);
+    const endPatch = patchedEnd(proto, endUnderPatch);
     installed.endPatch = endPatch;
-    setPackageEnd(endPatch.overNodes ? endPatch.method : null);
+    setPackageEnd(endPatch);
     defineMethod(proto, 'end', endPatch.method);
     // write() too, over Node's own (lib/stream.js; measured on Node 20 with
     // benchmark/http/stream.js, 10 runs: 1.13-1.34x at 64 B and 1 KiB, one
     // write per tick and 8 in one tick). Not on Node 24 and later, which
     // collect every tick's chunks themselves (on Node 22 only a corked
     // response's: its write() steps aside for those, lib/stream.js).
-    if (!NODE_COLLECTS_TICK_CHUNKS && proto.write === nodeWrite && nodeWrite !== null) {
+    // (The package's own, left by an uninstall() under a wrapper that has
+    // since put it back, is looked through, here and below.)
+    if (!NODE_COLLECTS_TICK_CHUNKS && nodeWrite !== null &&
+        (proto.write === nodeWrite || proto.write === patchedWriteMethod)) {
       setPackageWrite(patchedWriteMethod);
       defineMethod(proto, 'write', patchedWriteMethod);
     }
@@ -110,11 +113,13 @@ function install(options) {
     // Node collected framed into one write or joined before it sends them
     // (lib/chunked-buffer.js; every tick's on Node 24 and later, framed
     // there, a user-corked response's on 22).
-    if (JOINS_CHUNKS && proto.uncork === nodeUncork) defineMethod(proto, 'uncork', uncorkJoined);
+    if (JOINS_CHUNKS && (proto.uncork === nodeUncork || proto.uncork === patchedUncorkMethod)) {
+      defineMethod(proto, 'uncork', patchedUncorkMethod);
+    }
     // writeHead() too, over Node's own: the head rendered natively where
     // Node's would take its headers argument as it is (lib/write-head.js).
     // Not on Node 18, whose head rules differ.
-    if (RENDERS_HEADS && proto.writeHead === nodeWriteHead) {
+    if (RENDERS_HEADS && (proto.writeHead === nodeWriteHead || proto.writeHead === patchedWriteHeadMethod)) {
       setPackageWriteHead(patchedWriteHeadMethod);
       defineMethod(proto, 'writeHead', patchedWriteHeadMethod);
     }
@@ -220,12 +225,27 @@ function fastResponseWrite(res, chunk, encoding, callback) {
   return write(res, chunk, encoding, callback);
 }
 
+// write(), writeHead() and uncork() under install({ patchEnd: true }), each
+// over Node's own. Left under someone's wrapper by uninstall(), each is
+// what it stood over again. write() and uncork() stand over
+// OutgoingMessage.prototype's, looked up at each call: a wrapper put there
+// after install() is called.
+
 function patchedWriteMethod(chunk, encoding, callback) {
+  const below = OutgoingMessage.prototype.write;
+  if (below !== nodeWrite || installed === null) return callOwn(below, this, chunk, encoding, callback);
   return write(this, chunk, encoding, callback);
 }
 
 function patchedWriteHeadMethod(statusCode, reason, obj) {
+  if (installed === null) return nodeWriteHead.call(this, statusCode, reason, obj);
   return writeHead(this, statusCode, reason, obj);
+}
+
+function patchedUncorkMethod() {
+  const below = OutgoingMessage.prototype.uncork;
+  if (below !== nodeUncork || installed === null) return below.call(this);
+  return uncorkJoined.call(this);
 }
 
 // `res.end()` under install({ patchEnd: true }) over Node's own end()
@@ -245,9 +265,9 @@ function endUnderPatch(res, data, encoding, callback) {
  * `fastEnd`) and puts back `end`, `write`, `writeHead` and `uncork` (and
  * the requests' `end`) exactly as they were, property attributes included.
  * A method someone wrapped after install() (an APM agent loaded later)
- * keeps its wrapper: the package's method under it stays, and its end()
- * calls the end() it stood over from then on. Does nothing when not
- * installed; install() may be called again after.
+ * keeps its wrapper: the package's method under it stays, and is what it
+ * stood over (Node's, or an earlier wrapper) from then on. Does nothing
+ * when not installed; install() may be called again after.
  */
 function uninstall() {
   uninstallClient();
@@ -257,14 +277,14 @@ function uninstall() {
   restoreProperty(proto, 'fastWrite', installed.fastWrite);
   // Each method is put back while it is still the package's: a wrapper
   // someone added over it after install() (an APM agent) stays, and the
-  // package's end() under it calls what it stood over from now on.
+  // package's method under it is what it stood over from now on.
   if (installed.endPatch !== null) {
     installed.endPatch.retire();
-    if (proto.end === installed.endPatch.method) restoreProperty(proto, 'end', installed.end);
+    if (proto.end === installed.endPatch.method) restoreProperty(proto, 'end', installed.endPatch.descriptor);
   }
   if (proto.write === patchedWriteMethod) restoreProperty(proto, 'write', installed.write);
   if (proto.writeHead === patchedWriteHeadMethod) restoreProperty(proto, 'writeHead', installed.writeHead);
-  if (proto.uncork === uncorkJoined) restoreProperty(proto, 'uncork', installed.uncork);
+  if (proto.uncork === patchedUncorkMethod) restoreProperty(proto, 'uncork', installed.uncork);
   setPackageEnd(null);
   setPackageWrite(null);
   setPackageWriteHead(null);

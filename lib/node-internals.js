@@ -41,23 +41,24 @@ function nodesOwnOrNull(fn, name, markers) {
  */
 const nodeEnd = nodesOwnOrNull(OutgoingMessage.prototype.end, 'end',
                                ['ERR_STREAM_WRITE_AFTER_END', '_implicitHeader()', 'onFinish', 'write_(this']);
-// install({ patchEnd: true })'s end() while it stands over Node's own end()
-// (lib/index.js sets it; null otherwise).
+// install({ patchEnd: true })'s end() on ServerResponse.prototype, a
+// patchedEnd() (lib/index.js sets it; null otherwise).
 let packageEnd = null;
 
-/** lib/index.js: the package's patched end(), or null. */
-function setPackageEnd(fn) {
-  packageEnd = fn;
+/** lib/index.js: the package's patched end() (a patchedEnd()), or null. */
+function setPackageEnd(patch) {
+  packageEnd = patch;
 }
 
 /**
  * Whether `fn`, a response's end(), is Node's own (or the package's patch of
- * it): only then may the package take the call over. Any other end() (an
- * APM's, compression middleware's, the HTTP/2 compatibility API's) is
- * called, so that it sees the call.
+ * it, while that stands over Node's own): only then may the package take
+ * the call over. Any other end() (an APM's, compression middleware's, the
+ * HTTP/2 compatibility API's) is called, so that it sees the call.
  */
 function isNodesEnd(fn) {
-  return nodeEnd !== null && (fn === nodeEnd || (fn === packageEnd && fn !== null));
+  if (nodeEnd === null) return false;
+  return fn === nodeEnd || (packageEnd !== null && fn === packageEnd.method && packageEnd.overNodes());
 }
 
 /** Node's own OutgoingMessage.prototype.write, or null (then every write is the response's own). */
@@ -70,9 +71,14 @@ function setPackageWrite(fn) {
   packageWrite = fn;
 }
 
-/** Whether `fn`, a response's write(), is Node's own (or the package's patch of it). */
+/**
+ * Whether `fn`, a response's write(), is Node's own (or the package's patch
+ * of it, while OutgoingMessage.prototype.write, which it stands over, is
+ * Node's: a wrapper put there after install() is called).
+ */
 function isNodesWrite(fn) {
-  return nodeWrite !== null && (fn === nodeWrite || (fn === packageWrite && fn !== null));
+  if (nodeWrite === null) return false;
+  return fn === nodeWrite || (fn === packageWrite && fn !== null && OutgoingMessage.prototype.write === nodeWrite);
 }
 
 // Node's own _send() and _writeRaw(), through which its end() and write()
@@ -371,37 +377,55 @@ function callOwn(own, msg, data, encoding, callback) {
   return own.call(msg);
 }
 
+// The package's end()s that uninstall() retired (patchedEnd()), each to
+// { beneath, descriptor } as it had them: a later patch looks through one
+// it finds in place (a wrapper that put it back on unwrapping).
+const retiredEnds = new WeakMap();
+
 /**
- * The end() that install({ patchEnd: true }) defines on a prototype
- * (http.ServerResponse's, http.ClientRequest's), standing over `beneath`:
- * the end() in effect there, own or inherited, when patchEnd was turned
- * on. Over Node's own end() it is `fast(msg, data, encoding, callback)`,
- * the package's path; over anyone else's (an APM agent's wrapper, loaded
- * before or after the package) it calls that one, with the arguments
- * `msg.end(...)` got. Each install({ patchEnd: true }) makes its own, and
- * `retire()` (uninstall()) makes it call `beneath` from then on: one that
- * uninstall() leaves in place under a later wrapper (put back, it would drop
- * the wrapper) is what it stood over again, and a later patch standing over
- * that wrapper never calls itself.
+ * The end() that install({ patchEnd: true }) defines on `proto`
+ * (http.ServerResponse's, http.ClientRequest's), standing over the end() in
+ * effect there when patchEnd was turned on: one someone defined on `proto`
+ * itself (an APM agent's wrapper), or else the inherited one,
+ * OutgoingMessage.prototype.end, looked up at each call (a wrapper put
+ * there later is seen). Over Node's own end() it is `fast(msg, data,
+ * encoding, callback)`, the package's path; over anyone else's it calls
+ * that one, with the arguments `msg.end(...)` got. Each
+ * install({ patchEnd: true }) makes its own, and `retire()` (uninstall())
+ * makes it call what it stands over from then on: one that uninstall()
+ * leaves in place under a later wrapper (put back, it would drop the
+ * wrapper) is what it stood over again, a later patch standing over that
+ * wrapper never calls itself, and one that finds it in place again looks
+ * through it (and puts back what that one would have).
  *
- * @param {Function} beneath
+ * @param {object} proto
  * @param {(msg: object, data: unknown, encoding: unknown, callback: unknown) => unknown} fast
- * @returns {{ method: Function, overNodes: boolean, retire: () => void }}
- *   `method` the end() to define; `overNodes` whether it stands over Node's
- *   own (then it is the package's path).
+ * @returns {{ method: Function, descriptor: PropertyDescriptor | undefined,
+ *             overNodes: () => boolean, retire: () => void }}
+ *   `method` the end() to define; `descriptor` the own property `end` of
+ *   `proto` for uninstall() to put back (undefined: none); `overNodes()`
+ *   whether it is the package's path now (active, over Node's own end()).
  */
-function patchedEnd(beneath, fast) {
-  const overNodes = nodeEnd !== null && beneath === nodeEnd;
+function patchedEnd(proto, fast) {
+  const parent = Object.getPrototypeOf(proto);
+  let descriptor = Object.getOwnPropertyDescriptor(proto, 'end');
+  let beneath = descriptor !== undefined ? proto.end : null;
+  for (let retired = retiredEnds.get(beneath); retired !== undefined; retired = retiredEnds.get(beneath)) {
+    ({ beneath, descriptor } = retired);
+  }
   let active = true;
   function patchedEndMethod(data, encoding, callback) {
-    if (overNodes && active) return fast(this, data, encoding, callback);
-    return callOwn(beneath, this, data, encoding, callback);
+    const below = beneath === null ? parent.end : beneath;
+    if (below === nodeEnd && active && nodeEnd !== null) return fast(this, data, encoding, callback);
+    return callOwn(below, this, data, encoding, callback);
   }
   return {
     method: patchedEndMethod,
-    overNodes,
+    descriptor,
+    overNodes: () => active && nodeEnd !== null && (beneath === null ? parent.end : beneath) === nodeEnd,
     retire() {
       active = false;
+      retiredEnds.set(patchedEndMethod, { beneath, descriptor });
     },
   };
 }

@@ -68,6 +68,7 @@ test('rejectNonStandardBodyWrites: a 204 with a body throws ERR_HTTP_BODY_NOT_AL
 
 test('an end() wrapped after require() (APM) still sees every call, with and without patchEnd', async () => {
   const original = http.ServerResponse.prototype.end;
+  const own = Object.getOwnPropertyDescriptor(http.ServerResponse.prototype, 'end');
   let seen = 0;
   http.ServerResponse.prototype.end = function wrappedEnd(...args) {
     seen++;
@@ -87,7 +88,8 @@ test('an end() wrapped after require() (APM) still sees every call, with and wit
     }
     assert.strictEqual(viaFastEnd, nodeBytes);
   } finally {
-    http.ServerResponse.prototype.end = original;
+    if (own === undefined) delete http.ServerResponse.prototype.end;
+    else Object.defineProperty(http.ServerResponse.prototype, 'end', own);
   }
 });
 
@@ -277,4 +279,86 @@ test('install({ patchEnd: true }), then an APM wraps end(): uninstall() keeps th
     unwrap();
   }
   assert.deepStrictEqual(ownDescriptors(), before);
+});
+
+test('an APM that wraps end() after install({ patchEnd: true }) and unwraps after uninstall(): the next install({ patchEnd: true }) is fast again, and uninstall() leaves the prototypes as they were', async () => {
+  const plain = await roundTrip(handler);
+  const before = ownDescriptors();
+  fastResponse.install({ patchEnd: true });
+  // The agent keeps what it wrapped and puts it back on unwrapping.
+  const seen = PROTOS.map(([, proto]) => proto.end);
+  const calls = {};
+  PROTOS.forEach(([which, proto]) => wrapMethod(proto, 'end', (calls[which] = {})));
+  try {
+    fastResponse.uninstall();
+    PROTOS.forEach(([, proto], i) => {
+      proto.end = seen[i];
+    });
+    fastResponse.install({ patchEnd: true });
+    fastResponse.resetStats();
+    assert.deepStrictEqual(await roundTrip(handler), plain);
+    assert.strictEqual(fastResponse.stats().fast, 2, JSON.stringify(fastResponse.stats()));
+    assert.deepStrictEqual(calls, { ServerResponse: {}, ClientRequest: {} });
+  } finally {
+    fastResponse.uninstall();
+  }
+  assert.deepStrictEqual(ownDescriptors(), before);
+});
+
+const streamed = (req, res) => {
+  req.resume();
+  req.on('end', () => {
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    res.write('streamed ');
+    res.write('body');
+    res.end();
+  });
+};
+
+test('write(), writeHead() and uncork() an APM wrapped after install({ patchEnd: true }): uninstall() keeps the wrappers, and the package\'s methods under them are Node\'s', async () => {
+  const plain = await roundTrip(streamed);
+  const before = ownDescriptors();
+  fastResponse.install({ patchEnd: true });
+  const calls = {};
+  const proto = http.ServerResponse.prototype;
+  const wrappers = ['write', 'writeHead', 'uncork'].map((name) => wrapMethod(proto, name, calls));
+  try {
+    fastResponse.uninstall();
+    assert.deepStrictEqual(['write', 'writeHead', 'uncork'].map((name) => proto[name]), wrappers);
+    fastResponse.resetStats();
+    assert.deepStrictEqual(await roundTrip(streamed), plain);
+    const counts = fastResponse.stats();
+    assert.deepStrictEqual([counts.writes, counts.heads, counts.uncorks, counts.fast + counts.fallback],
+                           [0, 0, { framed: 0, joined: 0 }, 0], JSON.stringify(counts));
+    assert.strictEqual(calls.write, 4);
+    assert.strictEqual(calls.writeHead, 2);
+  } finally {
+    for (const name of ['write', 'writeHead', 'uncork']) {
+      if (before[0][name] === undefined) delete proto[name];
+      else Object.defineProperty(proto, name, before[0][name]);
+    }
+  }
+  assert.deepStrictEqual(ownDescriptors(), before);
+});
+
+test('end() and write() an APM wraps on OutgoingMessage.prototype after install({ patchEnd: true }) see every call, as without the package', async () => {
+  const OutgoingMessage = Object.getPrototypeOf(http.ServerResponse.prototype);
+  const saved = Object.getOwnPropertyDescriptors(OutgoingMessage);
+  const wrapped = async (install) => {
+    const calls = {};
+    if (install) fastResponse.install({ patchEnd: true });
+    wrapMethod(OutgoingMessage, 'end', calls);
+    wrapMethod(OutgoingMessage, 'write', calls);
+    try {
+      return { result: await roundTrip(streamed), calls };
+    } finally {
+      fastResponse.uninstall();
+      for (const name of ['end', 'write']) Object.defineProperty(OutgoingMessage, name, saved[name]);
+    }
+  };
+  const plain = await wrapped(false);
+  const patched = await wrapped(true);
+  // Two responses (GET, POST) of two writes and an end(), one request end().
+  assert.deepStrictEqual(plain.calls, { write: 4, end: 3 });
+  assert.deepStrictEqual(patched, plain);
 });

@@ -285,14 +285,16 @@ test('an APM that wraps end() after install({ patchEnd: true }) and unwraps afte
   const plain = await roundTrip(handler);
   const before = ownDescriptors();
   fastResponse.install({ patchEnd: true });
-  // The agent keeps what it wrapped and puts it back on unwrapping.
-  const seen = PROTOS.map(([, proto]) => proto.end);
+  // The agent keeps what it wrapped and puts it back on unwrapping (an
+  // inherited end(): it deletes its own).
+  const seen = PROTOS.map(([, proto]) => (Object.prototype.hasOwnProperty.call(proto, 'end') ? proto.end : null));
   const calls = {};
   PROTOS.forEach(([which, proto]) => wrapMethod(proto, 'end', (calls[which] = {})));
   try {
     fastResponse.uninstall();
     PROTOS.forEach(([, proto], i) => {
-      proto.end = seen[i];
+      if (seen[i] === null) delete proto.end;
+      else proto.end = seen[i];
     });
     fastResponse.install({ patchEnd: true });
     fastResponse.resetStats();

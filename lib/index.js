@@ -107,26 +107,40 @@ function install(options) {
     if (!NODE_COLLECTS_TICK_CHUNKS && nodeWrite !== null &&
         (proto.write === nodeWrite || proto.write === patchedWriteMethod)) {
       setPackageWrite(patchedWriteMethod);
-      defineMethod(proto, 'write', patchedWriteMethod);
+      takeOver(proto, 'write', patchedWriteMethod);
     }
     // uncork() too, over Node's own on Node 22 and later: the string chunks
     // Node collected framed into one write or joined before it sends them
     // (lib/chunked-buffer.js; every tick's on Node 24 and later, framed
     // there, a user-corked response's on 22).
     if (JOINS_CHUNKS && (proto.uncork === nodeUncork || proto.uncork === patchedUncorkMethod)) {
-      defineMethod(proto, 'uncork', patchedUncorkMethod);
+      takeOver(proto, 'uncork', patchedUncorkMethod);
     }
     // writeHead() too, over Node's own: the head rendered natively where
     // Node's would take its headers argument as it is (lib/write-head.js).
     // Not on Node 18, whose head rules differ.
     if (RENDERS_HEADS && (proto.writeHead === nodeWriteHead || proto.writeHead === patchedWriteHeadMethod)) {
       setPackageWriteHead(patchedWriteHeadMethod);
-      defineMethod(proto, 'writeHead', patchedWriteHeadMethod);
+      takeOver(proto, 'writeHead', patchedWriteHeadMethod);
     }
   }
   // http.ClientRequest: req.fastEnd(), and with patchEnd every req.end().
   installClient(patchEnd);
   return uninstall;
+}
+
+// The own property descriptor (or undefined) each of write(), writeHead()
+// and uncork() of ServerResponse.prototype had when the package's method
+// first replaced it: an install() that finds the package's method there
+// again (an agent that wrapped it after install() and put it back after
+// uninstall()) looks through it, and its uninstall() puts this back.
+const replacedDescriptors = { write: undefined, writeHead: undefined, uncork: undefined };
+
+/** install({ patchEnd: true }): `method` in place of `proto[name]`. */
+function takeOver(proto, name, method) {
+  if (proto[name] === method) installed[name] = replacedDescriptors[name];
+  else replacedDescriptors[name] = installed[name];
+  defineMethod(proto, name, method);
 }
 
 /**

@@ -8,6 +8,7 @@
 // step aside for the behaviour it guards instead of guessing.
 
 const http = require('node:http');
+const { format } = require('node:util');
 
 const { ServerResponse, STATUS_CODES } = http;
 const OutgoingMessage = Object.getPrototypeOf(ServerResponse.prototype).constructor;
@@ -169,20 +170,79 @@ function uniqueHeadersOf(res) {
 
 /**
  * Throws what `res.writeHead(statusCode, headers)` throws for these
- * arguments, by letting Node itself run it on a detached response.
- * Returns normally when Node accepts them.
+ * arguments, and returns normally when Node accepts them, without calling
+ * any wrapper of writeHead(): Node's own writeHead() runs on a detached
+ * response. When writeHead() was wrapped before this package was loaded
+ * (an APM loaded first), Node's own cannot be reached, and a wrapper must
+ * never see a response no server made (it may read `res.req.socket`, or
+ * record it): then writeHead()'s own checks run in its order, the status
+ * code's here and the header fields' in Node's own _storeHeader(), which
+ * throws Node's errors.
+ *
+ * @throws ERR_HTTP_INVALID_STATUS_CODE (RangeError), ERR_INVALID_CHAR
+ *   (TypeError, a string `headers` is the reason phrase),
+ *   ERR_INVALID_ARG_VALUE, ERR_INVALID_HTTP_TOKEN,
+ *   ERR_HTTP_INVALID_HEADER_VALUE.
  */
 function throwLikeWriteHead(statusCode, headers) {
-  ownWriteHead(detachedResponse(), statusCode, headers);
+  const res = detachedResponse();
+  if (nodeWriteHead !== null) {
+    nodeWriteHead.call(res, statusCode, headers);
+    return;
+  }
+  const code = statusCode | 0;
+  if (code < 100 || code > 999) {
+    throw nodeStyleError(RangeError, 'ERR_HTTP_INVALID_STATUS_CODE', format('Invalid status code: %s', statusCode));
+  }
+  if (typeof headers === 'string') {
+    // writeHead(statusCode, reasonPhrase): checkInvalidHeaderChar().
+    if (INVALID_HEADER_CHAR.test(headers)) {
+      throw nodeStyleError(TypeError, 'ERR_INVALID_CHAR', 'Invalid character in statusMessage');
+    }
+    return;
+  }
+  res.statusCode = code;
+  storeHeaderOf(res).call(res, `HTTP/1.1 ${code} ${STATUS_CODES[code] || 'unknown'}\r\n`, headers);
+}
+
+// Node's checkInvalidHeaderChar() (lib/_http_common.js).
+const INVALID_HEADER_CHAR = /[^\t\x20-\x7e\x80-\xff]/;
+
+/**
+ * An error as Node's lib/internal/errors.js makes it: `name` the class's,
+ * an own enumerable `code`, and the code in the stack's first line and in
+ * String(err) (`RangeError [ERR_X]: message`).
+ */
+function nodeStyleError(Base, code, message) {
+  const err = new Base(message);
+  Object.defineProperty(err, 'name', { value: `${Base.name} [${code}]`, configurable: true, writable: true });
+  // Reading the stack formats its first line, with the name above.
+  void err.stack;
+  delete err.name;
+  err.code = code;
+  Object.defineProperty(err, 'toString', {
+    value() {
+      return `${this.name} [${code}]: ${this.message}`;
+    },
+    configurable: true,
+    writable: true,
+  });
+  return err;
+}
+
+/** Node's own _storeHeader() where it is known, else the response's. */
+function storeHeaderOf(res) {
+  return nodeStoreHeader !== null ? nodeStoreHeader : res._storeHeader;
 }
 
 /**
- * writeHead() on a response the package made itself (a probe, a template's
- * check): Node's own where it is known, since a wrapper (an APM's) is for
- * real responses.
+ * A head on a response the package made itself (a probe's), stored by
+ * _storeHeader() as writeHead(statusCode, headers) stores it, without
+ * writeHead(): a wrapper of writeHead() (an APM's) is for real responses.
  */
-function ownWriteHead(res, statusCode, headers) {
-  (nodeWriteHead !== null ? nodeWriteHead : res.writeHead).call(res, statusCode, headers);
+function storeProbeHead(res, statusCode, headers) {
+  res.statusCode = statusCode;
+  storeHeaderOf(res).call(res, `HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode]}\r\n`, headers);
 }
 
 // ---------------------------------------------------------------------------
@@ -202,7 +262,7 @@ const REMOVED_CONNECTION_KEEPS_ALIVE =
 // (Node 20 and later); Node 18 keeps the value as given, a string.
 const CONTENT_LENGTH_AS_NUMBER = (() => {
   const res = detachedResponse();
-  ownWriteHead(res, 200, { 'Content-Length': '0' });
+  storeProbeHead(res, 200, { 'Content-Length': '0' });
   return res._contentLength === 0;
 })();
 
@@ -265,7 +325,7 @@ const NODE_COMBINES_CHUNKS = kChunkedBuffer !== undefined;
 function corkOfWrite() {
   if (nodeWrite === null) return null;
   const res = detachedResponse();
-  ownWriteHead(res, 200);
+  storeProbeHead(res, 200);
   let corked = null;
   const stop = new Error('fast-response: the probe stops at the cork');
   const corking = (what) => () => {
@@ -486,5 +546,4 @@ module.exports = {
   kRejectNonStandardBodyWrites,
   uniqueHeadersOf,
   throwLikeWriteHead,
-  ownWriteHead,
 };

@@ -48,6 +48,7 @@ const SUITES = {
   'write-head': 'test/write-head.test.js',
   install: 'test/install.test.js',
   wrappers: 'test/wrappers.test.js',
+  loading: 'test/loading.test.js',
 };
 const COPY = [
   'binding.gyp', 'package.json', 'register.js', 'lib', 'src', 'test/matrix-harness.js', 'test/helpers',
@@ -499,6 +500,30 @@ const MUTANTS = [
     file: 'lib/index.js',
     from: '  if (below !== nodeWrite || installed === null) return callOwn(below, this, chunk, encoding, callback);\n',
     to: '  if (below !== nodeWrite) return callOwn(below, this, chunk, encoding, callback);\n',
+    suites: ['wrappers'],
+  },
+  {
+    name: 'template-checks-through-wrapper',
+    what: "template() judges its arguments with the response's writeHead() (a wrapper loaded first sees a response no server made)",
+    file: 'lib/node-internals.js',
+    from: '  if (nodeWriteHead !== null) {\n    nodeWriteHead.call(res, statusCode, headers);\n    return;\n  }\n',
+    to: '  res.writeHead(statusCode, headers);\n  return;\n',
+    suites: ['loading'],
+  },
+  {
+    name: 'probe-head-through-wrapper',
+    what: "the load-time probes store their head with the response's writeHead()",
+    file: 'lib/node-internals.js',
+    from: '  res.statusCode = statusCode;\n  storeHeaderOf(res).call(res, `HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode]}\\r\\n`, headers);\n',
+    to: '  res.writeHead(statusCode, headers);\n',
+    suites: ['loading'],
+  },
+  {
+    name: 'orphan-method-descriptor-kept',
+    what: "an install() that finds the package's write()/writeHead()/uncork() put back keeps it at uninstall()",
+    file: 'lib/index.js',
+    from: '  if (proto[name] === method) installed[name] = replacedDescriptors[name];\n  else replacedDescriptors[name] = installed[name];\n',
+    to: '  if (proto[name] !== method) replacedDescriptors[name] = installed[name];\n',
     suites: ['wrappers'],
   },
 ];

@@ -42,13 +42,20 @@ test('a second evaluation of lib/ beside the first (one addon): each response go
 test('wrappers of writeHead() and end() installed before the package see what they see with Node', () => {
   const node = runJson([fixture('preload-wrappers.js'), 'node']);
   const fast = runJson([fixture('preload-wrappers.js'), 'package']);
-  assert.deepEqual(Object.keys(fast), ['fastEnd', 'send', 'template', 'patched']);
-  for (const name of Object.keys(node)) {
-    assert.deepEqual(fast[name].seen, node[name].seen, `${name}: the wrappers' calls`);
-    assert.equal(fast[name].bytes, node[name].bytes, `${name}: bytes on the wire`);
+  assert.deepEqual(Object.keys(fast.requests), ['fastEnd', 'send', 'template', 'patched']);
+  for (const name of Object.keys(node.requests)) {
+    assert.deepEqual(fast.requests[name].seen, node.requests[name].seen, `${name}: the wrappers' calls`);
+    assert.equal(fast.requests[name].bytes, node.requests[name].bytes, `${name}: bytes on the wire`);
   }
   // The wrapper of end() saw the body, before anything was written.
-  assert.deepEqual(fast.fastEnd.seen, ['end("hello")', 'writeHead(200)']);
+  assert.deepEqual(fast.requests.fastEnd.seen, ['end("hello")', 'writeHead(200)']);
+  // Neither loading the package nor template() called a wrapper on a
+  // response no server made (an agent reading res.req.socket would throw).
+  assert.deepEqual(fast.detached, []);
+  assert.deepEqual(node.detached, []);
+  // template() throws what Node's own writeHead() throws, without it.
+  assert.deepEqual(fast.errors, node.errors);
+  assert.equal(node.errors.filter((e) => e === 'ok').length, 3);
 });
 
 test('send() on a response no server made leaves the server\'s uniqueHeaders rendering as Node\'s', () => {

@@ -281,21 +281,26 @@ test('install({ patchEnd: true }), then an APM wraps end(): uninstall() keeps th
   assert.deepStrictEqual(ownDescriptors(), before);
 });
 
-test('an APM that wraps end() after install({ patchEnd: true }) and unwraps after uninstall(): the next install({ patchEnd: true }) is fast again, and uninstall() leaves the prototypes as they were', async () => {
+test('an APM that wraps end(), write(), writeHead() and uncork() after install({ patchEnd: true }) and unwraps after uninstall(): the next install({ patchEnd: true }) is fast again, and uninstall() leaves the prototypes as they were', async () => {
   const plain = await roundTrip(handler);
   const before = ownDescriptors();
   fastResponse.install({ patchEnd: true });
   // The agent keeps what it wrapped and puts it back on unwrapping (an
-  // inherited end(): it deletes its own).
-  const seen = PROTOS.map(([, proto]) => (Object.prototype.hasOwnProperty.call(proto, 'end') ? proto.end : null));
+  // inherited method: it deletes its own).
+  const names = { ServerResponse: ['end', 'write', 'writeHead', 'uncork'], ClientRequest: ['end'] };
+  const seen = PROTOS.map(([which, proto]) => names[which].map(
+    (name) => (Object.prototype.hasOwnProperty.call(proto, name) ? proto[name] : null)));
   const calls = {};
-  PROTOS.forEach(([which, proto]) => wrapMethod(proto, 'end', (calls[which] = {})));
+  PROTOS.forEach(([which, proto]) => {
+    calls[which] = {};
+    for (const name of names[which]) wrapMethod(proto, name, calls[which]);
+  });
   try {
     fastResponse.uninstall();
-    PROTOS.forEach(([, proto], i) => {
-      if (seen[i] === null) delete proto.end;
-      else proto.end = seen[i];
-    });
+    PROTOS.forEach(([which, proto], i) => names[which].forEach((name, j) => {
+      if (seen[i][j] === null) delete proto[name];
+      else proto[name] = seen[i][j];
+    }));
     fastResponse.install({ patchEnd: true });
     fastResponse.resetStats();
     assert.deepStrictEqual(await roundTrip(handler), plain);

@@ -106,7 +106,7 @@ declare namespace fastResponse {
    * names them:
    * - 'no-addon': the native addon did not load (see loadError)
    * - 'end-replaced': the response's end() is not Node's (compression, an APM agent): it is called
-   * - 'writehead-replaced': the response's writeHead() is not Node's: send() calls it
+   * - 'writehead-replaced': the response's writeHead() or _storeHeader() is not Node's (an APM agent's): send() calls writeHead(), which calls _storeHeader()
    * - 'write-replaced': the response's write() is not Node's: it is called
    * - 'write-raw-replaced': the response's _send() or _writeRaw() is not Node's (instrumentation counting bytes): Node's end() or write() runs, so that it sees them
    * - 'not-http1': not an http.ServerResponse (the HTTP/2 compatibility API; a ClientRequest, whose fast path is req.fastEnd()): its own end() or write() is called

@@ -8,7 +8,7 @@
 // step aside for the behaviour it guards instead of guessing.
 
 const http = require('node:http');
-const { format } = require('node:util');
+const { format, inspect } = require('node:util');
 
 const { ServerResponse, STATUS_CODES } = http;
 const OutgoingMessage = Object.getPrototypeOf(ServerResponse.prototype).constructor;
@@ -25,9 +25,16 @@ const OutgoingMessage = Object.getPrototypeOf(ServerResponse.prototype).construc
  */
 function isNodesOwn(fn, name, markers) {
   if (typeof fn !== 'function') return false;
-  const source = Function.prototype.toString.call(fn);
+  const source = functionSource.call(fn);
   return source.startsWith(`function ${name}(`) && markers.every((m) => source.includes(m));
 }
+
+// Function.prototype.toString as V8 defines it, from a realm of its own:
+// an agent that masks its wrappers' source (Sentry's fill() with its
+// Function.prototype.toString patch gives the wrapped function's) cannot
+// pass a wrapper for Node's own here. Used while this module loads, then
+// let go (the realm holds about 150 KB).
+let functionSource = require('node:vm').runInNewContext('Function.prototype.toString');
 
 function nodesOwnOrNull(fn, name, markers) {
   return isNodesOwn(fn, name, markers) ? fn : null;
@@ -186,7 +193,9 @@ function uniqueHeadersOf(res) {
  */
 function throwLikeWriteHead(statusCode, headers) {
   const res = detachedResponse();
-  if (nodeWriteHead !== null) {
+  if (nodeWriteHead !== null && nodeStoreHeader !== null) {
+    // (Its this._storeHeader(): Node's own, over a wrapper on the prototype.)
+    res._storeHeader = nodeStoreHeader;
     nodeWriteHead.call(res, statusCode, headers);
     return;
   }
@@ -202,7 +211,8 @@ function throwLikeWriteHead(statusCode, headers) {
     return;
   }
   res.statusCode = code;
-  storeHeaderOf(res).call(res, `HTTP/1.1 ${code} ${STATUS_CODES[code] || 'unknown'}\r\n`, headers);
+  if (nodeStoreHeader === null) checkFields(headers);
+  else nodeStoreHeader.call(res, `HTTP/1.1 ${code} ${STATUS_CODES[code] || 'unknown'}\r\n`, headers);
 }
 
 // Node's checkInvalidHeaderChar() (lib/_http_common.js).
@@ -230,19 +240,36 @@ function nodeStyleError(Base, code, message) {
   return err;
 }
 
-/** Node's own _storeHeader() where it is known, else the response's. */
-function storeHeaderOf(res) {
-  return nodeStoreHeader !== null ? nodeStoreHeader : res._storeHeader;
-}
-
 /**
- * A head on a response the package made itself (a probe's), stored by
- * _storeHeader() as writeHead(statusCode, headers) stores it, without
- * writeHead(): a wrapper of writeHead() (an APM's) is for real responses.
+ * The head fields of writeHead()'s `headers` argument checked as Node's
+ * _storeHeader() checks them (processHeader(), storeHeader()), with Node's
+ * own validateHeaderName() and validateHeaderValue() (a detached response
+ * validates strictly): for when _storeHeader() itself was wrapped before
+ * the package was loaded.
  */
-function storeProbeHead(res, statusCode, headers) {
-  res.statusCode = statusCode;
-  storeHeaderOf(res).call(res, `HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode]}\r\n`, headers);
+function checkFields(headers) {
+  if (!headers || typeof headers !== 'object') return;
+  const check = (name, value) => {
+    http.validateHeaderName(name);
+    if (Array.isArray(value)) {
+      for (const v of value) http.validateHeaderValue(name, v);
+    } else {
+      http.validateHeaderValue(name, value);
+    }
+  };
+  if (!Array.isArray(headers)) {
+    for (const key in headers) {
+      if (Object.hasOwn(headers, key)) check(key, headers[key]);
+    }
+  } else if (headers.length !== 0 && Array.isArray(headers[0])) {
+    for (const entry of headers) check(entry[0], entry[1]);
+  } else {
+    if (headers.length % 2 !== 0) {
+      throw nodeStyleError(TypeError, 'ERR_INVALID_ARG_VALUE',
+                           `The argument 'headers' is invalid. Received ${inspect(headers)}`);
+    }
+    for (let n = 0; n < headers.length; n += 2) check(headers[n], headers[n + 1]);
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -260,9 +287,13 @@ const REMOVED_CONNECTION_KEEPS_ALIVE =
 
 // matchHeader(): `_contentLength = +value` of the last Content-Length field
 // (Node 20 and later); Node 18 keeps the value as given, a string.
+// (Not known when _storeHeader() was wrapped before the package was
+// loaded: then every head is Node's, NODE_RENDERS_HEAD, as the fast path
+// steps aside for a replaced _storeHeader() anyway.)
 const CONTENT_LENGTH_AS_NUMBER = (() => {
+  if (nodeStoreHeader === null) return false;
   const res = detachedResponse();
-  storeProbeHead(res, 200, { 'Content-Length': '0' });
+  nodeStoreHeader.call(res, 'HTTP/1.1 200 OK\r\n', { 'Content-Length': '0' });
   return res._contentLength === 0;
 })();
 
@@ -325,7 +356,9 @@ const NODE_COMBINES_CHUNKS = kChunkedBuffer !== undefined;
 function corkOfWrite() {
   if (nodeWrite === null) return null;
   const res = detachedResponse();
-  storeProbeHead(res, 200);
+  // A head, as _storeHeader() leaves it, for write_() to find.
+  res._header = 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n';
+  res.chunkedEncoding = true;
   let corked = null;
   const stop = new Error('fast-response: the probe stops at the cork');
   const corking = (what) => () => {
@@ -499,6 +532,10 @@ function restoreProperty(object, name, descriptor) {
   if (descriptor === undefined) delete object[name];
   else Object.defineProperty(object, name, descriptor);
 }
+
+// Every method of Node's is found: the realm goes (isNodesOwn() is not
+// called again).
+functionSource = null;
 
 module.exports = {
   defineMethod,

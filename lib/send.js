@@ -9,6 +9,7 @@ const {
   STATUS_CODES,
   nodeEnd,
   isNodesWriteHead,
+  nodeStoreHeader,
   isNodesEnd,
   kOutHeaders,
   uniqueHeadersOf,
@@ -78,7 +79,7 @@ function ownMethods(res) {
   if (NODE_RENDERS_HEAD) return undefined;
   if (!(res instanceof ServerResponse)) return R.NOT_HTTP1;
   if (!isNodesEnd(res.end)) return R.END_REPLACED;
-  if (!isNodesWriteHead(res.writeHead)) return R.WRITEHEAD_REPLACED;
+  if (!isNodesWriteHead(res.writeHead) || res._storeHeader !== nodeStoreHeader) return R.WRITEHEAD_REPLACED;
   return null;
 }
 

@@ -39,24 +39,31 @@ test('a second evaluation of lib/ beside the first (one addon): each response go
                                 'send() of the first copy']);
 });
 
-test('wrappers of writeHead() and end() installed before the package see what they see with Node', () => {
-  const node = runJson([fixture('preload-wrappers.js'), 'node']);
-  const fast = runJson([fixture('preload-wrappers.js'), 'package']);
-  assert.deepEqual(Object.keys(fast.requests), ['fastEnd', 'send', 'template', 'patched']);
-  for (const name of Object.keys(node.requests)) {
-    assert.deepEqual(fast.requests[name].seen, node.requests[name].seen, `${name}: the wrappers' calls`);
-    assert.equal(fast.requests[name].bytes, node.requests[name].bytes, `${name}: bytes on the wire`);
-  }
-  // The wrapper of end() saw the body, before anything was written.
-  assert.deepEqual(fast.requests.fastEnd.seen, ['end("hello")', 'writeHead(200)']);
-  // Neither loading the package nor template() called a wrapper on a
-  // response no server made (an agent reading res.req.socket would throw).
-  assert.deepEqual(fast.detached, []);
-  assert.deepEqual(node.detached, []);
-  // template() throws what Node's own writeHead() throws, without it.
-  assert.deepEqual(fast.errors, node.errors);
-  assert.equal(node.errors.filter((e) => e === 'ok').length, 3);
-});
+for (const storeHeaderOn of [[], ['OutgoingMessage'], ['ServerResponse'], ['masked']]) {
+  const also = { OutgoingMessage: ' and OutgoingMessage.prototype._storeHeader()',
+                 ServerResponse: ' and ServerResponse.prototype._storeHeader()',
+                 masked: ', their source masked as the wrapped functions\'', undefined: '' }[storeHeaderOn[0]];
+  test(`wrappers of writeHead() and end()${also} installed before the package see what they see with Node`, () => {
+    const node = runJson([fixture('preload-wrappers.js'), 'node', ...storeHeaderOn]);
+    const fast = runJson([fixture('preload-wrappers.js'), 'package', ...storeHeaderOn]);
+    assert.deepEqual(Object.keys(fast.requests), ['fastEnd', 'send', 'template', 'patched']);
+    for (const name of Object.keys(node.requests)) {
+      assert.deepEqual(fast.requests[name].seen, node.requests[name].seen, `${name}: the wrappers' calls`);
+      assert.equal(fast.requests[name].bytes, node.requests[name].bytes, `${name}: bytes on the wire`);
+    }
+    // The wrapper of end() saw the body, before anything was written.
+    assert.equal(fast.requests.fastEnd.seen[0], 'end("hello")');
+    assert.equal(fast.requests.fastEnd.seen[1], 'writeHead(200)');
+    if (storeHeaderOn.length !== 0 && storeHeaderOn[0] !== 'masked') assert.equal(fast.requests.fastEnd.seen[2], '_storeHeader("HTTP/1.1 200 OK\\r\\n")');
+    // Neither loading the package nor template() called a wrapper on a
+    // response no server made (an agent reading res.req.socket would throw).
+    assert.deepEqual(fast.detached, []);
+    assert.deepEqual(node.detached, []);
+    // template() throws what Node's own writeHead() throws, without it.
+    assert.deepEqual(fast.errors, node.errors);
+    assert.equal(node.errors.filter((e) => e === 'ok').length, 4);
+  });
+}
 
 test('send() on a response no server made leaves the server\'s uniqueHeaders rendering as Node\'s', () => {
   const out = runJson([fixture('unique-headers.js')]);

@@ -93,6 +93,46 @@ test('an end() wrapped after require() (APM) still sees every call, with and wit
   }
 });
 
+test('a _storeHeader() an APM wrapped on ServerResponse.prototype after require() sees every head, with fastEnd(), send(), template() and patchEnd, as with Node', async () => {
+  const proto = http.ServerResponse.prototype;
+  const own = Object.getOwnPropertyDescriptor(proto, '_storeHeader');
+  const original = proto._storeHeader;
+  const seen = [];
+  proto._storeHeader = function _storeHeader(firstLine, headers) {
+    seen.push(this.socket ? firstLine : `no server: ${firstLine}`);
+    return original.call(this, firstLine, headers);
+  };
+  const headers = { 'Content-Type': 'text/plain' };
+  try {
+    const tpl = fastResponse.template(202, headers);
+    const plain = [
+      await run({}, (req, res) => res.end('hi')),
+      await run({}, (req, res) => res.writeHead(201, { ...headers, 'Content-Length': 2 }).end('hi')),
+      await run({}, (req, res) => res.writeHead(202, { ...headers, 'Content-Length': 2 }).end('hi')),
+    ];
+    assert.deepStrictEqual(seen, ['HTTP/1.1 200 OK\r\n', 'HTTP/1.1 201 Created\r\n', 'HTTP/1.1 202 Accepted\r\n']);
+    seen.length = 0;
+    assert.deepStrictEqual([
+      await run({}, (req, res) => fastResponse.end(res, 'hi')),
+      await run({}, (req, res) => fastResponse.send(res, 201, headers, 'hi')),
+      await run({}, (req, res) => tpl.send(res, 'hi')),
+    ], plain);
+    assert.deepStrictEqual(seen, ['HTTP/1.1 200 OK\r\n', 'HTTP/1.1 201 Created\r\n', 'HTTP/1.1 202 Accepted\r\n']);
+    seen.length = 0;
+    const uninstall = fastResponse.install({ patchEnd: true });
+    try {
+      assert.strictEqual(await run({}, (req, res) => res.end('hi')), plain[0]);
+      fastResponse.template(200, headers);
+    } finally {
+      uninstall();
+    }
+    assert.deepStrictEqual(seen, ['HTTP/1.1 200 OK\r\n']);
+  } finally {
+    if (own === undefined) delete proto._storeHeader;
+    else Object.defineProperty(proto, '_storeHeader', own);
+  }
+});
+
 test('a wrapped socket.write() sees the response bytes, as with res.end', async () => {
   const handler = (end, counts) => (req, res) => {
     const write = res.socket.write;

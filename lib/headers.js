@@ -87,7 +87,7 @@ function hasHeaderNamed(headers, lowerNames) {
  * writeHead() throws its own error.
  */
 function withHeader(headers, name, value, first) {
-  if (headers === undefined || headers === null) return first ? [name, value] : { [name]: value };
+  if (headers === undefined || headers === null) return { [name]: value };
   if (typeof headers !== 'object') return headers;
   if (Array.isArray(headers)) {
     if (isPairs(headers)) return first ? [[name, value], ...headers] : [...headers, [name, value]];

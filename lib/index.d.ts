@@ -360,7 +360,11 @@ declare const fastResponse: {
    * @throws RangeError ERR_HTTP_INVALID_STATUS_CODE; TypeError
    *   ERR_INVALID_HTTP_TOKEN, ERR_HTTP_INVALID_HEADER_VALUE,
    *   ERR_INVALID_CHAR, ERR_INVALID_ARG_VALUE: what
-   *   `res.writeHead(statusCode, headers)` throws for them.
+   *   `res.writeHead(statusCode, headers)` throws for them on a response
+   *   of no server (Node 26: strict header values unless Node runs with
+   *   --insecure-http-parser). Where an agent wrapped `_storeHeader()`
+   *   before the package was loaded, only the status code is judged here;
+   *   each `send()` is then Node's, whose writeHead() judges the fields.
    */
   template(statusCode: number, headers?: fastResponse.Headers): fastResponse.Template;
 

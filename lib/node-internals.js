@@ -8,7 +8,7 @@
 // step aside for the behaviour it guards instead of guessing.
 
 const http = require('node:http');
-const { format, inspect } = require('node:util');
+const { format } = require('node:util');
 
 const { ServerResponse, STATUS_CODES } = http;
 const OutgoingMessage = Object.getPrototypeOf(ServerResponse.prototype).constructor;
@@ -150,12 +150,29 @@ function findSymbol(object, description) {
 // A response that never sees a socket, to learn the symbols the constructor
 // sets and to make Node throw its own errors for bad template arguments.
 function detachedResponse() {
-  return new ServerResponse({
+  const res = new ServerResponse({
     method: 'GET',
     httpVersionMajor: 1,
     httpVersionMinor: 1,
     headers: {},
   });
+  // Node 26's _storeHeader() asks it: Node's own, never a wrapper (strict,
+  // where a wrapper put there before the package was loaded hides it).
+  if (nodeIsLenient !== undefined) res._isLenientHeaderValidation = nodeIsLenient ?? strictHeaderValidation;
+  return res;
+}
+
+// Node 26's OutgoingMessage.prototype._isLenientHeaderValidation (an
+// anonymous function: told by its source), null when it is not Node's,
+// undefined on Node 18 to 24, which have none.
+const nodeIsLenient = (() => {
+  const fn = OutgoingMessage.prototype._isLenientHeaderValidation;
+  if (fn === undefined) return undefined;
+  return typeof fn === 'function' && functionSource.call(fn).includes('isLenientHeaderValidation(this)') ? fn : null;
+})();
+
+function strictHeaderValidation() {
+  return false;
 }
 
 const probe = detachedResponse();
@@ -184,7 +201,9 @@ function uniqueHeadersOf(res) {
  * never see a response no server made (it may read `res.req.socket`, or
  * record it): then writeHead()'s own checks run in its order, the status
  * code's here and the header fields' in Node's own _storeHeader(), which
- * throws Node's errors.
+ * throws Node's errors (when that too was wrapped first, the header fields
+ * are left to Node's writeHead() at each send(): the fast path steps aside
+ * for a replaced _storeHeader()).
  *
  * @throws ERR_HTTP_INVALID_STATUS_CODE (RangeError), ERR_INVALID_CHAR
  *   (TypeError, a string `headers` is the reason phrase),
@@ -211,8 +230,12 @@ function throwLikeWriteHead(statusCode, headers) {
     return;
   }
   res.statusCode = code;
-  if (nodeStoreHeader === null) checkFields(headers);
-  else nodeStoreHeader.call(res, `HTTP/1.1 ${code} ${STATUS_CODES[code] || 'unknown'}\r\n`, headers);
+  // (A _storeHeader() wrapped before the package was loaded: Node's own is
+  // out of reach, and every send() of the template is Node's, whose
+  // writeHead() judges the header fields.)
+  if (nodeStoreHeader !== null) {
+    nodeStoreHeader.call(res, `HTTP/1.1 ${code} ${STATUS_CODES[code] || 'unknown'}\r\n`, headers);
+  }
 }
 
 // Node's checkInvalidHeaderChar() (lib/_http_common.js).
@@ -238,38 +261,6 @@ function nodeStyleError(Base, code, message) {
     writable: true,
   });
   return err;
-}
-
-/**
- * The head fields of writeHead()'s `headers` argument checked as Node's
- * _storeHeader() checks them (processHeader(), storeHeader()), with Node's
- * own validateHeaderName() and validateHeaderValue() (a detached response
- * validates strictly): for when _storeHeader() itself was wrapped before
- * the package was loaded.
- */
-function checkFields(headers) {
-  if (!headers || typeof headers !== 'object') return;
-  const check = (name, value) => {
-    http.validateHeaderName(name);
-    if (Array.isArray(value)) {
-      for (const v of value) http.validateHeaderValue(name, v);
-    } else {
-      http.validateHeaderValue(name, value);
-    }
-  };
-  if (!Array.isArray(headers)) {
-    for (const key in headers) {
-      if (Object.hasOwn(headers, key)) check(key, headers[key]);
-    }
-  } else if (headers.length !== 0 && Array.isArray(headers[0])) {
-    for (const entry of headers) check(entry[0], entry[1]);
-  } else {
-    if (headers.length % 2 !== 0) {
-      throw nodeStyleError(TypeError, 'ERR_INVALID_ARG_VALUE',
-                           `The argument 'headers' is invalid. Received ${inspect(headers)}`);
-    }
-    for (let n = 0; n < headers.length; n += 2) check(headers[n], headers[n + 1]);
-  }
 }
 
 // ---------------------------------------------------------------------------

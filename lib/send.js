@@ -148,7 +148,10 @@ function send(res, statusCode, headers, data) {
  *   data?: string|Uint8Array): import('http').ServerResponse }}
  * @throws What writeHead(statusCode, headers) throws for the same arguments
  *   (ERR_HTTP_INVALID_STATUS_CODE, ERR_INVALID_HTTP_TOKEN,
- *   ERR_HTTP_INVALID_HEADER_VALUE, ERR_INVALID_CHAR, ERR_INVALID_ARG_VALUE).
+ *   ERR_HTTP_INVALID_HEADER_VALUE, ERR_INVALID_CHAR, ERR_INVALID_ARG_VALUE)
+ *   on a response of no server (node-internals.js throwLikeWriteHead():
+ *   with _storeHeader() wrapped before the package was loaded, the status
+ *   code only, and each send() is Node's).
  */
 function template(statusCode, headers) {
   // Node itself judges the arguments, on a response that has no socket.

@@ -46,21 +46,33 @@ for (const storeHeaderOn of [[], ['OutgoingMessage'], ['ServerResponse'], ['mask
   test(`wrappers of writeHead() and end()${also} installed before the package see what they see with Node`, () => {
     const node = runJson([fixture('preload-wrappers.js'), 'node', ...storeHeaderOn]);
     const fast = runJson([fixture('preload-wrappers.js'), 'package', ...storeHeaderOn]);
-    assert.deepEqual(Object.keys(fast.requests), ['fastEnd', 'send', 'template', 'patched']);
-    for (const name of Object.keys(node.requests)) {
+    assert.deepEqual(Object.keys(fast.requests), ['fastEnd', 'send', 'template', 'patched', 'json', 'badTemplate']);
+    // (A template() that threw is not sent: its handler's calls differ.)
+    const judgedAtSend = storeHeaderOn[0] === 'OutgoingMessage';
+    for (const name of Object.keys(node.requests).filter((n) => n !== 'badTemplate' || judgedAtSend)) {
       assert.deepEqual(fast.requests[name].seen, node.requests[name].seen, `${name}: the wrappers' calls`);
       assert.equal(fast.requests[name].bytes, node.requests[name].bytes, `${name}: bytes on the wire`);
     }
     // The wrapper of end() saw the body, before anything was written.
     assert.equal(fast.requests.fastEnd.seen[0], 'end("hello")');
     assert.equal(fast.requests.fastEnd.seen[1], 'writeHead(200)');
+    assert.equal(fast.requests.json.seen[0], 'writeHead(200, object)');
     if (storeHeaderOn.length !== 0 && storeHeaderOn[0] !== 'masked') assert.equal(fast.requests.fastEnd.seen[2], '_storeHeader("HTTP/1.1 200 OK\\r\\n")');
     // Neither loading the package nor template() called a wrapper on a
     // response no server made (an agent reading res.req.socket would throw).
     assert.deepEqual(fast.detached, []);
     assert.deepEqual(node.detached, []);
-    // template() throws what Node's own writeHead() throws, without it.
-    assert.deepEqual(fast.errors, node.errors);
+    // template() throws what Node's own writeHead() throws, without it;
+    // with Node's own _storeHeader() out of reach (wrapped first), it judges
+    // the status code and leaves the header fields to Node's writeHead() at
+    // each send() (badTemplate: the same error, from send()).
+    assert.equal(fast.badTemplateAt, judgedAtSend ? 'send' : 'template');
+    assert.match(node.requests.badTemplate.bytes, /threw ERR_INVALID_CHAR$/);
+    node.errors.forEach((error, i) => {
+      const fieldError = error !== 'ok' && error[2] !== 'ERR_HTTP_INVALID_STATUS_CODE' &&
+        error[3] !== 'Invalid character in statusMessage';
+      assert.deepEqual(fast.errors[i], judgedAtSend && fieldError ? 'ok' : error, `template() arguments ${i}`);
+    });
     assert.equal(node.errors.filter((e) => e === 'ok').length, 4);
   });
 }

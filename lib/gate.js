@@ -11,7 +11,7 @@ const { R } = require('./reasons');
 const { SEP, joinHeaderMap } = require('./headers');
 const { bodyUnits } = require('./body');
 const {
-  STATUS_CODES, isNodesWriteHead, nodeImplicitHeader, nodeStoreHeader, kOutHeaders, uniqueHeadersOf,
+  STATUS_CODES, isNodesHead, nodeImplicitHeader, kOutHeaders, uniqueHeadersOf,
   kRejectNonStandardBodyWrites, socketWrite, REMOVED_CONNECTION_KEEPS_ALIVE, NODE_RENDERS_HEAD,
   sendsThroughNode, defaultEncodingIsUtf8,
 } = require('./node-internals');
@@ -68,8 +68,7 @@ function writeDirect(res, from, statusCode, head, count, body, kind, callback, c
     // Node's end() calls it through _implicitHeader(), so let it render.
     // So does Node 18, whose head rules differ from src/head.cc's, and so
     // does a replaced _storeHeader() (an agent's), which writeHead() calls.
-    if (NODE_RENDERS_HEAD || !isNodesWriteHead(res.writeHead) ||
-        res._implicitHeader !== nodeImplicitHeader || res._storeHeader !== nodeStoreHeader) {
+    if (NODE_RENDERS_HEAD || !isNodesHead(res) || res._implicitHeader !== nodeImplicitHeader) {
       return renderByNode(res, body, kind, callback, joinedAs);
     }
     // What _implicitHeader() -> writeHead(this.statusCode) ->

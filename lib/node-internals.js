@@ -125,12 +125,15 @@ function setPackageWriteHead(fn) {
 }
 
 /**
- * Whether `fn`, a response's writeHead(), is Node's own (or the package's
- * patch of it, lib/write-head.js): only then may the package render the
- * head itself; any other writeHead() is called.
+ * Whether the package may render the head of `res` itself: its writeHead()
+ * is Node's own (or the package's patch of it, lib/write-head.js) and so is
+ * the _storeHeader() that writeHead() calls. Otherwise writeHead() is
+ * called, and through it any wrapper of either (an APM agent's).
  */
-function isNodesWriteHead(fn) {
-  return nodeWriteHead !== null && (fn === nodeWriteHead || (fn === packageWriteHead && fn !== null));
+function isNodesHead(res) {
+  const fn = res.writeHead;
+  return nodeWriteHead !== null && (fn === nodeWriteHead || (fn === packageWriteHead && fn !== null)) &&
+    res._storeHeader === nodeStoreHeader;
 }
 
 /** Node's own OutgoingMessage.prototype._storeHeader, or null. */
@@ -564,7 +567,7 @@ module.exports = {
   STATUS_CODES,
   nodeEnd,
   nodeWriteHead,
-  isNodesWriteHead,
+  isNodesHead,
   setPackageWriteHead,
   nodeStoreHeader,
   nodeImplicitHeader,

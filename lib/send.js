@@ -8,8 +8,7 @@ const {
   ServerResponse,
   STATUS_CODES,
   nodeEnd,
-  isNodesWriteHead,
-  nodeStoreHeader,
+  isNodesHead,
   isNodesEnd,
   kOutHeaders,
   uniqueHeadersOf,
@@ -79,7 +78,7 @@ function ownMethods(res) {
   if (NODE_RENDERS_HEAD) return undefined;
   if (!(res instanceof ServerResponse)) return R.NOT_HTTP1;
   if (!isNodesEnd(res.end)) return R.END_REPLACED;
-  if (!isNodesWriteHead(res.writeHead) || res._storeHeader !== nodeStoreHeader) return R.WRITEHEAD_REPLACED;
+  if (!isNodesHead(res)) return R.WRITEHEAD_REPLACED;
   return null;
 }
 

@@ -528,18 +528,10 @@ const MUTANTS = [
   },
   {
     name: 'store-header-wrapper-missed',
-    what: "end() renders the head natively under a replaced _storeHeader() (an agent's)",
-    file: 'lib/gate.js',
-    from: ' ||\n        res._implicitHeader !== nodeImplicitHeader || res._storeHeader !== nodeStoreHeader) {',
-    to: ' ||\n        res._implicitHeader !== nodeImplicitHeader) {',
-    suites: ['wrappers'],
-  },
-  {
-    name: 'send-store-header-wrapper-missed',
-    what: "send() renders the head natively under a replaced _storeHeader() (an agent's)",
-    file: 'lib/send.js',
-    from: '  if (!isNodesWriteHead(res.writeHead) || res._storeHeader !== nodeStoreHeader) return R.WRITEHEAD_REPLACED;',
-    to: '  if (!isNodesWriteHead(res.writeHead)) return R.WRITEHEAD_REPLACED;',
+    what: "end() and send() render the head natively under a replaced _storeHeader() (an agent's)",
+    file: 'lib/node-internals.js',
+    from: ' &&\n    res._storeHeader === nodeStoreHeader;\n',
+    to: ';\n',
     suites: ['wrappers'],
   },
   {

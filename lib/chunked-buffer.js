@@ -42,9 +42,12 @@
 
 const {
   kChunkedBuffer, kChunkedLength, kCorked, kNeedDrain, nodeUncork, defaultEncodingIsUtf8, sendsThroughNode,
-  socketWrite,
+  socketWrite, isNodesUncork,
 } = require('./node-internals');
+const { binding, layout, results, args } = require('./binding');
 const { isAscii } = require('./body');
+const { socketFd } = require('./gate');
+const { complete } = require('./complete');
 const { countUncork } = require('./stats');
 
 const UTF8 = 1;
@@ -289,7 +292,106 @@ function flushCollected(res, data, encoding) {
 
 function nop() {}
 
+// The most bytes endCollected() copies into the addon's buffer for one
+// writev(2): past it Node's own uncork() sends (it copies strings too, but
+// not Buffers, and a write that large is spent in the kernel).
+const MAX_WRITTEN_BYTES = 64 * 1024;
+
+/**
+ * Node 24 and later, in place of Node's end() of `res` (`res.fastEnd()`,
+ * or end() under patchEnd) when write() calls of this tick collected
+ * chunks and the head has not been sent: the head, the collected chunks
+ * and end()'s `data` as one chunk, and the last chunk, go to the socket
+ * with one writev(2) of the addon (binding.writeChunks()), then Node's
+ * end() finishes the response (lib/complete.js) with nothing left to
+ * send. Node's end() sends the same bytes: its uncork() the head with the
+ * size line, CRLF, each chunk, CRLF, then the last chunk, as one writev()
+ * of that many socket writes. The write() callbacks are called with the
+ * write's error after it, before 'finish', as the socket calls the
+ * callback of Node's CRLF.
+ *
+ * Taken only where Node's end() reaches its flush with nothing done first
+ * that this would reorder (flushCollected()): the response and the
+ * socket's only cork are the tick's (res[kCorked] and writableCorked 1),
+ * nothing waits on the socket, its uncork(), _send() and _writeRaw() are
+ * Node's (a wrapper sees Node's calls), no trailers, every string chunk of
+ * one encoding class (lib/stream.js), `data` a string in a known encoding
+ * or bytes, at most MAX_WRITTEN_BYTES in all. Returns what Node's end()
+ * returns (`res`), or null: nothing done, Node's end() is to be called.
+ *
+ * @param {import('http').ServerResponse} res
+ * @param {unknown} data end()'s first argument.
+ * @param {unknown} encoding end()'s second argument.
+ * @param {unknown} callback end()'s third argument.
+ * @returns {import('http').ServerResponse|null}
+ */
+function endCollected(res, data, encoding, callback) {
+  if (!FRAMES_CHUNK || binding === null) return null;
+  const buf = res[kChunkedBuffer];
+  if (buf.length === 0 || res[kCorked] !== 1 || res._headerSent || typeof res._header !== 'string' ||
+      !res._hasBody || !res.chunkedEncoding || res._trailer !== '' || res.finished || res.destroyed ||
+      res.strictContentLength || res.outputData.length !== 0 || !isNodesUncork(res.uncork) ||
+      !sendsThroughNode(res)) {
+    return null;
+  }
+  const socket = res.socket;
+  if (!socket || socket._httpMessage !== res) return null;
+  const fd = socketFd(socket, 0, 1);
+  if (typeof fd === 'string') return null;
+  const withData = data && typeof data !== 'function';
+  // end(data, callback): Node's end() collects `data` with a null encoding.
+  const enc = withData && typeof encoding !== 'function' ? encoding : null;
+  let kind = 0;  // the string chunks' encoding class
+  let units = 0;  // their UTF-16 code units
+  let bytes = res[kChunkedLength];  // all chunks' bytes, as Node counts them
+  let bufferBytes = 0;  // the Uint8Array chunks' bytes
+  const count = withData ? buf.length + 3 : buf.length;
+  for (let i = 0; i < count; i += 3) {
+    const collected = i < buf.length;
+    const chunk = collected ? buf[i] : data;
+    if (typeof chunk === 'string') {
+      const cls = collected ? encodingClass(buf[i + 1], socket) : dataClass(chunk, enc, socket);
+      if (cls === 0 || (kind !== 0 && cls !== kind)) return null;
+      kind = cls;
+      units += chunk.length;
+      if (!collected) bytes += cls === LATIN1 ? chunk.length : Buffer.byteLength(chunk, 'utf8');
+    } else if (chunk instanceof Uint8Array) {
+      // The socket's write() throws for an unknown encoding, even with bytes.
+      const chunkEncoding = collected ? buf[i + 1] : enc;
+      if (chunkEncoding && chunkEncoding !== 'buffer' && !Buffer.isEncoding(chunkEncoding)) return null;
+      bufferBytes += chunk.byteLength;
+      if (!collected) bytes += chunk.byteLength;
+    } else {
+      return null;  // end()'s data of another type: Node's write_() throws
+    }
+  }
+  if (bytes > MAX_WRITTEN_BYTES) return null;
+  // Node's write_() collects end()'s data with its own nop callback.
+  if (withData) buf.push(data, enc, nop);
+  // UTF-8 strings of one byte per unit are ASCII: the same bytes in latin1
+  // (copied, not encoded).
+  const bodyKind = kind === UTF8 && bytes - bufferBytes !== units ? layout.BODY_UTF8 : layout.BODY_LATIN1;
+  args[layout.ARG_FD] = fd;
+  args[layout.ARG_WRITER] = -1;
+  args[layout.ARG_BODY_FLAGS] = bodyKind | layout.CHUNKED;
+  args[layout.ARG_BODY_BYTES] = bytes;
+  args[layout.ARG_HEAD_UNITS] = res._header.length;
+  binding.writeChunks(res._header, buf);
+  const sent = callingEach(buf.slice());
+  buf.length = 0;
+  res[kChunkedLength] = 0;
+  const cb = typeof data === 'function' ? data : (typeof encoding === 'function' ? encoding : callback);
+  return complete(res, results[layout.RESULT_WRITTEN], results[layout.RESULT_REMAINING], null,
+                  typeof cb === 'function' ? cb : undefined, undefined, false, sent);
+}
+
+/** encodingClass() of end()'s string `data`, whose encoding Node checks first. */
+function dataClass(data, encoding, socket) {
+  if (encoding && !Buffer.isEncoding(encoding)) return 0;
+  return encodingClass(encoding, socket);
+}
+
 /** Whether uncork() can be installed over this Node's own. */
 const JOINS_CHUNKS = nodeUncork !== null;
 
-module.exports = { uncork, flushCollected, JOINS_CHUNKS, FRAMES_CHUNK };
+module.exports = { uncork, flushCollected, endCollected, JOINS_CHUNKS, FRAMES_CHUNK };

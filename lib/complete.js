@@ -100,10 +100,14 @@ function countBytes(handle, n) {
  * left to meet and report) go to socket.write(), where Node's backpressure
  * and error handling take them. `written`: the bytes writev(2) took, or
  * -errno of its failure. `counts`: the stats() counters the write goes to
- * (responses; lib/client.js passes the requests' ones). Returns what Node's
- * end() returns (`res`).
+ * (responses; lib/client.js passes the requests' ones). `sent`, when
+ * given, is called with the error of the write, or null, once its bytes
+ * are written (the callbacks of write() calls whose chunks it carried,
+ * lib/chunked-buffer.js): with the last byte handed over, or on the next
+ * tick, before 'finish'. Returns what Node's end() returns (`res`).
  */
-function complete(res, written, remaining, chunk, callback, counts = RESPONSE_COUNTS, headJoined = false) {
+function complete(res, written, remaining, chunk, callback, counts = RESPONSE_COUNTS, headJoined = false,
+                  sent = undefined) {
   const socket = res.socket;
   res._headerSent = true;
   if (remaining !== 0) {
@@ -113,9 +117,11 @@ function complete(res, written, remaining, chunk, callback, counts = RESPONSE_CO
     // (and 'prefinish', 'finish') the way it does in Node.
     socket.cork();
     if (written < 0) failNextWrite(socket._handle, written);
-    handOver(socket, chunk);
+    handOver(socket, chunk, sent);
   } else {
     counts.fast();
+    // As the socket calls a write's callback once it is written.
+    if (sent !== undefined) process.nextTick(sent, null);
   }
   if (written !== 0) {
     // A failed write counts its bytes where Node's own would.
@@ -174,10 +180,13 @@ function failNextWrite(handle, errno) {
 }
 
 // What the addon could not write, in order, to socket.write(): copies of its
-// own bytes, and the unwritten end of a Buffer body as a view, not a copy.
-function handOver(socket, chunk) {
+// own bytes, and the unwritten end of a Buffer body as a view, not a copy;
+// `sent` (or nothing) the last write's callback.
+function handOver(socket, chunk, sent) {
   const parts = binding.pending();
-  for (let i = 0; i < parts.length; i++) socket.write(bytesOf(parts[i], () => chunk));
+  const last = parts.length - 1;
+  for (let i = 0; i < last; i++) socket.write(bytesOf(parts[i], () => chunk));
+  if (last >= 0) socket.write(bytesOf(parts[last], () => chunk), sent);
 }
 
 /**

@@ -10,7 +10,7 @@ const { layout } = require('./binding');
 const { bodyKind, toBytes } = require('./body');
 const { FROM_RESPONSE, writeDirect } = require('./gate');
 const { countFallback } = require('./stats');
-const { flushCollected } = require('./chunked-buffer');
+const { flushCollected, endCollected } = require('./chunked-buffer');
 const { R } = require('./reasons');
 
 const { BODY_BYTES } = layout;
@@ -20,6 +20,10 @@ const { BODY_BYTES } = layout;
 let inSendFallback = false;
 
 function fallback(res, reason, data, encoding, callback) {
+  // Node 24+: the chunks this tick's writes collected (res.fastWrite()),
+  // written natively with end()'s data and the last chunk.
+  const ended = endCollected(res, data, encoding, callback);
+  if (ended !== null) return ended;
   if (!inSendFallback) countFallback(reason, res, data);
   // Node 24+: a tick's chunks collected by res.fastWrite() (and end()'s
   // string data) leave framed; Node's end() then finds them sent.

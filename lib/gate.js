@@ -151,15 +151,17 @@ function directFd(res) {
  * The file descriptor of a plain TCP or pipe socket that nothing is
  * waiting to be written on (Node's buffer, libuv's queue, a cork, or
  * `corked`: the message's own cork count), or the reason it cannot be
- * written directly now. Shared by responses and requests (lib/client.js).
+ * written directly now. `ownCorks`: corks of the socket that are the
+ * caller's to undo (a response's for the tick, lib/chunked-buffer.js).
+ * Shared by responses and requests (lib/client.js).
  */
-function socketFd(socket, corked) {
+function socketFd(socket, corked, ownCorks = 0) {
   if (socket.encrypted) return R.TLS;
   // Instrumentation that wraps socket.write() must see the bytes.
   if (socket.write !== socketWrite) return R.SOCKET_WRITE_REPLACED;
   if (socket.destroyed || !socket.writable) return R.SOCKET_CLOSED;
   if (!defaultEncodingIsUtf8(socket)) return R.ENCODING;
-  if (socket.writableLength !== 0 || socket.writableCorked !== 0 || corked !== 0) {
+  if (socket.writableLength !== 0 || socket.writableCorked !== ownCorks || corked !== 0) {
     return R.SOCKET_BUSY;
   }
   const handle = socket._handle;

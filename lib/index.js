@@ -11,7 +11,7 @@
 
 const { inspect } = require('node:util');
 const {
-  ServerResponse, nodeEnd, isNodesEnd, setPackageEnd, nodeWrite, isNodesWrite, setPackageWrite,
+  ServerResponse, nodeEnd, isNodesEnd, setPackageEnd, nodeWrite, isNodesWrite, setPackageWrite, setPackageUncork,
   NODE_COLLECTS_TICK_CHUNKS, nodeWriteHead, setPackageWriteHead, nodeUncork, defineMethod,
   restoreProperty, callOwn, patchedEnd, OutgoingMessage,
 } = require('./node-internals');
@@ -23,7 +23,7 @@ const { send, template, json } = require('./send');
 const statistics = require('./stats');
 const { installClient, uninstallClient } = require('./client');
 const { R } = require('./reasons');
-const { uncork: uncorkJoined, JOINS_CHUNKS } = require('./chunked-buffer');
+const { uncork: uncorkJoined, endCollected, JOINS_CHUNKS } = require('./chunked-buffer');
 
 let installed = null;
 
@@ -114,6 +114,7 @@ function install(options) {
     // (lib/chunked-buffer.js; every tick's on Node 24 and later, framed
     // there, a user-corked response's on 22).
     if (JOINS_CHUNKS && (proto.uncork === nodeUncork || proto.uncork === patchedUncorkMethod)) {
+      setPackageUncork(patchedUncorkMethod);
       takeOver(proto, 'uncork', patchedUncorkMethod);
     }
     // writeHead() too, over Node's own: the head rendered natively where
@@ -268,6 +269,10 @@ function patchedUncorkMethod() {
 // fastResponse.end().
 function endUnderPatch(res, data, encoding, callback) {
   if (!data || typeof data === 'function') {
+    // Node 24+: the chunks this tick's write() calls collected, written
+    // with the last chunk natively (lib/chunked-buffer.js).
+    const ended = endCollected(res, data, encoding, callback);
+    if (ended !== null) return ended;
     statistics.countFallback(R.NO_BODY, res, data);
     return nodeEnd.call(res, data, encoding, callback);
   }
@@ -301,6 +306,7 @@ function uninstall() {
   if (proto.uncork === patchedUncorkMethod) restoreProperty(proto, 'uncork', installed.uncork);
   setPackageEnd(null);
   setPackageWrite(null);
+  setPackageUncork(null);
   setPackageWriteHead(null);
   installed = null;
 }

@@ -89,6 +89,26 @@ function isNodesWrite(fn) {
   return fn === nodeWrite || (fn === packageWrite && fn !== null && OutgoingMessage.prototype.write === nodeWrite);
 }
 
+// install({ patchEnd: true })'s uncork() while it stands over Node's own
+// (lib/index.js sets it; null otherwise).
+let packageUncork = null;
+
+/** lib/index.js: the package's patched uncork(), or null. */
+function setPackageUncork(fn) {
+  packageUncork = fn;
+}
+
+/**
+ * Whether `fn`, a response's uncork(), is Node's own (or the package's
+ * patch of it, while OutgoingMessage.prototype.uncork, which it stands
+ * over, is Node's): only then may the package send what Node's uncork()
+ * would send without calling it.
+ */
+function isNodesUncork(fn) {
+  if (nodeUncork === null) return false;
+  return fn === nodeUncork || (fn === packageUncork && fn !== null && OutgoingMessage.prototype.uncork === nodeUncork);
+}
+
 // Node's own _send() and _writeRaw(), through which its end() and write()
 // hand every byte to the socket, or null. Instrumentation that replaces
 // them (byte counting) must see the bytes: then end() and write() are
@@ -545,6 +565,8 @@ module.exports = {
   defaultEncodingIsUtf8,
   isNodesWrite,
   setPackageWrite,
+  setPackageUncork,
+  isNodesUncork,
   kNeedDrain,
   NODE_COMBINES_CHUNKS,
   NODE_COLLECTS_TICK_CHUNKS,

@@ -60,6 +60,7 @@ class FastResponse : public Napi::Addon<FastResponse> {
             HotMethod<&FastResponse::WriteResponse>(env, "writeResponse"),
             HotMethod<&FastResponse::WriteTemplate>(env, "writeTemplate"),
             HotMethod<&FastResponse::WriteRendered>(env, "writeRendered"),
+            HotMethod<&FastResponse::WriteChunks>(env, "writeChunks"),
             HotMethod<&FastResponse::FlushWriter, 0>(env, "flushWriter"),
             HotMethod<&FastResponse::RenderRequest, 1>(env, "renderRequest"),
             HotMethod<&FastResponse::RenderResponse, 1>(env, "renderResponse"),
@@ -218,6 +219,78 @@ class FastResponse : public Napi::Addon<FastResponse> {
     napi_value out;
     napi_create_double(env, remaining, &out);
     return out;
+  }
+
+  // writeChunks(header, entries), args: fd, bodyFlags (the string
+  // entries' BodyKind, kBodyUtf8 or kBodyLatin1; kChunked: the last chunk
+  // follows), bodyBytes (the chunk's size), headUnits (`_header.length`).
+  // `entries`: Node's kChunkedBuffer of a response, [chunk, encoding,
+  // callback] repeated; each chunk a string (encoded as bodyFlags says) or
+  // a Uint8Array. Writes the head, the entries as one chunk (size line, the
+  // chunks in order, CRLF) and the last chunk, as Node's uncork() and end()
+  // send them, with one writev(2); everything is copied (pending() gives
+  // copies). Returns the bytes not written.
+  napi_value WriteChunks(napi_env env, napi_value header, napi_value entries) {
+    writer_.Clear();
+    Writer& writer = writer_;
+    HeadBuffer& cork = writer.cork();
+    const uint32_t body_flags = static_cast<uint32_t>(args_[kArgBodyFlags]);
+    const bool utf8 = (body_flags & kBodyKindMask) == kBodyUtf8;
+    const size_t head_units = static_cast<size_t>(args_[kArgHeadUnits]);
+    uint32_t length = 0;
+    char* p = cork.Extend(head_units + 1);
+    size_t n = 0;
+    bool ok = napi_get_value_string_latin1(env, header, p, head_units + 1,
+                                           &n) == napi_ok &&
+              napi_get_array_length(env, entries, &length) == napi_ok;
+    cork.Truncate(n);
+    AppendChunkSizeLine(&cork, static_cast<uint64_t>(args_[kArgBodyBytes]));
+    for (uint32_t i = 0; ok && i < length; i += 3) {
+      napi_value chunk;
+      napi_valuetype type;
+      ok = napi_get_element(env, entries, i, &chunk) == napi_ok &&
+           napi_typeof(env, chunk, &type) == napi_ok;
+      if (ok && type == napi_string) {
+        ok = AppendString(env, chunk, utf8, &cork);
+      } else if (ok) {
+        napi_typedarray_type array_type;
+        size_t bytes = 0;
+        void* data = nullptr;
+        ok = napi_get_typedarray_info(env, chunk, &array_type, &bytes, &data,
+                                      nullptr, nullptr) == napi_ok &&
+             array_type == napi_uint8_array;
+        if (ok) cork.AppendRaw(static_cast<const uint8_t*>(data), bytes);
+      }
+    }
+    if (!ok) {
+      writer.Clear();
+      return ArgumentsError(env, "writeChunks");
+    }
+    cork.AppendRaw((body_flags & kChunked) != 0 ? kChunkEnd : kChunkDataEnd);
+    writer.SendCopied(0, cork.size());
+    const double remaining = End(writer, 0);
+    napi_value out;
+    napi_create_double(env, remaining, &out);
+    return out;
+  }
+
+  // Appends a string as UTF-8 or latin1 bytes, as Node's socket encodes a
+  // chunk written with that encoding (a lone surrogate as U+FFFD).
+  static bool AppendString(napi_env env, napi_value string, bool utf8,
+                           HeadBuffer* cork) {
+    size_t units = 0;
+    if (napi_get_value_string_utf16(env, string, nullptr, 0, &units) !=
+        napi_ok)
+      return false;
+    const size_t at = cork->size();
+    const size_t room = (utf8 ? units * 3 : units) + 1;
+    char* p = cork->Extend(room);
+    size_t n = 0;
+    const napi_status status =
+        utf8 ? napi_get_value_string_utf8(env, string, p, room, &n)
+             : napi_get_value_string_latin1(env, string, p, room, &n);
+    cork->Truncate(at + n);
+    return status == napi_ok;
   }
 
   // writevCounts(): [writev(2) calls, bytes they took] since the addon

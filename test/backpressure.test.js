@@ -18,6 +18,7 @@ const { test } = require('node:test');
 
 const fastResponse = require('..');
 const { results, layout } = require('../lib/binding');
+const { FRAMES_CHUNK } = require('../lib/chunked-buffer');
 const {
   ResponseParser,
   withTimeout,
@@ -301,6 +302,29 @@ const FILLER = 0x46;
 
 const fullSocketCases = [
   {
+    // Node 24 and later collect the tick's writes; the package's end()
+    // writes them with the head and the last chunk (lib/chunked-buffer.js
+    // endCollected()), its rest handed over with the writes' callbacks.
+    name: 'fastWrite() in one tick (a string, UTF-8 and latin1 text, a Buffer), then fastEnd(data)',
+    skip: !FRAMES_CHUNK && 'Node 24 and later: the chunks of a tick are collected there',
+    // The Buffer's fastWrite() is Node's write() ('node-combines-chunks').
+    fallbacks: 1,
+    fast: (res, cb) => {
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      res.fastWrite('first ', cb);
+      res.fastWrite(smallString.slice(0, 6000));
+      res.fastWrite(smallBuffer.subarray(0, 20000), cb);
+      res.fastEnd('last', cb);
+    },
+    node: (res, cb) => {
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      res.write('first ', cb);
+      res.write(smallString.slice(0, 6000));
+      res.write(smallBuffer.subarray(0, 20000), cb);
+      res.end('last', cb);
+    },
+  },
+  {
     name: 'fastEnd, string body',
     fast: (res, cb) => res.fastEnd(smallString, cb),
     node: (res, cb) => res.end(smallString, cb),
@@ -448,14 +472,14 @@ async function fullSocketRun(respond, method) {
 }
 
 for (const c of fullSocketCases) {
-  test(`${c.name}: written when the socket buffers are full (EAGAIN) = Node's bytes and events`, async () => {
+  test(`${c.name}: written when the socket buffers are full (EAGAIN) = Node's bytes and events`, { skip: c.skip }, async () => {
     const method = c.method || 'GET';
     const fast = await fullSocketRun(c.fast, method);
     const node = await fullSocketRun(c.node, method);
 
     // Nothing went out with writev(2); all of it was handed over.
     assert.equal(fast.written, 0, 'writev(2) took no byte of a full socket');
-    assert.deepEqual(fast.statsDelta, { fast: 0, partial: 1, fallback: 0 });
+    assert.deepEqual(fast.statsDelta, { fast: 0, partial: 1, fallback: c.fallbacks ?? 0 });
     assert.equal(fast.finishedBeforeReading, false, "'finish' before the client read anything");
     assert.equal(fast.atFinish.writableLength, 0);
 

@@ -279,8 +279,7 @@ class FastResponse : public Napi::Addon<FastResponse> {
   static bool AppendString(napi_env env, napi_value string, bool utf8,
                            HeadBuffer* cork) {
     size_t units = 0;
-    if (napi_get_value_string_utf16(env, string, nullptr, 0, &units) !=
-        napi_ok)
+    if (napi_get_value_string_utf16(env, string, nullptr, 0, &units) != napi_ok)
       return false;
     const size_t at = cork->size();
     const size_t room = (utf8 ? units * 3 : units) + 1;

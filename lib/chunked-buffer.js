@@ -47,8 +47,13 @@ const {
 const { binding, layout, results, args } = require('./binding');
 const { isAscii } = require('./body');
 const { socketFd } = require('./gate');
-const { complete } = require('./complete');
+const { complete, settle } = require('./complete');
 const { countUncork } = require('./stats');
+
+const {
+  ARG_FD, ARG_WRITER, ARG_BODY_FLAGS, ARG_BODY_BYTES, ARG_HEAD_UNITS, RESULT_WRITTEN, RESULT_REMAINING,
+  BODY_UTF8, BODY_LATIN1, CHUNKED,
+} = layout;
 
 const UTF8 = 1;
 const LATIN1 = 2;
@@ -85,7 +90,7 @@ const FRAMES_CHUNK = nodeUncork !== null && kChunkedLength !== undefined && kNee
 function uncork() {
   const socket = sendingSocket(this);
   if (socket === null) return nodeUncork.call(this);
-  if (FRAMES_CHUNK && sendFramed(this, socket)) {
+  if (FRAMES_CHUNK && (writeTick(this, socket) || sendFramed(this, socket))) {
     // Node's uncork() with its chunk sent: the count, the socket's uncork().
     nodeUncork.call(this);
     // Its rule after sending: a pending 'drain' when all went out.
@@ -292,32 +297,116 @@ function flushCollected(res, data, encoding) {
 
 function nop() {}
 
-// The most bytes endCollected() copies into the addon's buffer for one
-// writev(2): past it Node's own uncork() sends (it copies strings too, but
-// not Buffers, and a write that large is spent in the kernel).
+// The most bytes writeEntries() copies into the addon's buffer for one
+// writev(2): past it Node's own sends (they copy strings too, but not
+// Buffers, and a write that large is spent in the kernel).
 const MAX_WRITTEN_BYTES = 64 * 1024;
+
+/**
+ * Node 24 and later: the entries collected in res[kChunkedBuffer] (`bytes`
+ * of them, as Node counts them in kChunkedLength), written as one chunk by
+ * the addon's one writev(2) (binding.writeChunks()): the head first when
+ * it has not been sent, the size line, each entry in its own encoding,
+ * CRLF, and with `last` the last chunk: the bytes Node's uncork() (and
+ * end()) send with a socket write each. False, nothing done, where the
+ * socket is not free but for the response's own cork for the tick
+ * (socketFd()), an entry is a string of another encoding class than the
+ * others' (UTF-8, or latin1) or in another encoding, a Uint8Array with an
+ * encoding the socket's write() throws for, or past MAX_WRITTEN_BYTES.
+ * results[] say what the write did (lib/complete.js settle()).
+ */
+function writeEntries(res, socket, bytes, last) {
+  if (bytes > MAX_WRITTEN_BYTES) return false;
+  const fd = socketFd(socket, 0, 1);
+  if (typeof fd === 'string') return false;
+  const buf = res[kChunkedBuffer];
+  let kind = 0;  // the string entries' encoding class
+  let units = 0;  // their UTF-16 code units
+  let bufferBytes = 0;  // the Uint8Array entries' bytes
+  for (let i = 0; i < buf.length; i += 3) {
+    const chunk = buf[i];
+    const encoding = buf[i + 1];
+    if (typeof chunk === 'string') {
+      const cls = encodingClass(encoding, socket);
+      if (cls === 0 || (kind !== 0 && cls !== kind)) return false;
+      kind = cls;
+      units += chunk.length;
+    } else if (chunk instanceof Uint8Array) {
+      // The socket's write() throws for an unknown encoding, even with bytes.
+      if (encoding && encoding !== 'buffer' && !Buffer.isEncoding(encoding)) return false;
+      bufferBytes += chunk.byteLength;
+    } else {
+      return false;  // end()'s data of another type: Node's write_() throws
+    }
+  }
+  // UTF-8 strings of one byte per unit are ASCII: the same bytes in latin1
+  // (copied, not encoded).
+  args[ARG_FD] = fd;
+  args[ARG_WRITER] = -1;
+  args[ARG_BODY_FLAGS] = (kind === UTF8 && bytes - bufferBytes !== units ? BODY_UTF8 : BODY_LATIN1) |
+    (last ? CHUNKED : 0);
+  args[ARG_BODY_BYTES] = bytes;
+  const header = res._headerSent ? '' : res._header;
+  args[ARG_HEAD_UNITS] = header.length;
+  binding.writeChunks(header, buf);
+  return true;
+}
+
+/**
+ * The callback of the entries writeEntries() wrote (callingEach()), the
+ * entries cleared as Node's uncork() clears them.
+ */
+function takeEntries(res) {
+  const buf = res[kChunkedBuffer];
+  const sent = callingEach(buf.slice());
+  buf.length = 0;
+  res[kChunkedLength] = 0;
+  return sent;
+}
+
+/**
+ * Node 24 and later, in the package's uncork() (patchEnd's, and the one
+ * res.fastWrite() schedules): the tick's collected entries written by the
+ * addon (writeEntries()) in place of Node's sends, where `res` is the
+ * socket's current response and no write() asked for 'drain' (the socket
+ * would then emit one for Node's write of the whole chunk, and only the
+ * rest of a partial write is queued here). Node's uncork() then runs with
+ * nothing left to send. Returns whether it wrote.
+ */
+function writeTick(res, socket) {
+  if (binding === null || !res.chunkedEncoding || res[kNeedDrain] || socket._httpMessage !== res ||
+      res.outputData.length !== 0 || (!res._headerSent && typeof res._header !== 'string') ||
+      !writeEntries(res, socket, res[kChunkedLength], false)) {
+    return false;
+  }
+  const sent = takeEntries(res);
+  res._headerSent = true;
+  // The rest, if any, goes into the socket's queue under the response's
+  // cork; Node's uncork() uncorks it.
+  settle(res, socket, results[RESULT_WRITTEN], results[RESULT_REMAINING], null, false, sent);
+  countUncork(true);
+  return true;
+}
 
 /**
  * Node 24 and later, in place of Node's end() of `res` (`res.fastEnd()`,
  * or end() under patchEnd) when write() calls of this tick collected
- * chunks and the head has not been sent: the head, the collected chunks
- * and end()'s `data` as one chunk, and the last chunk, go to the socket
- * with one writev(2) of the addon (binding.writeChunks()), then Node's
- * end() finishes the response (lib/complete.js) with nothing left to
- * send. Node's end() sends the same bytes: its uncork() the head with the
- * size line, CRLF, each chunk, CRLF, then the last chunk, as one writev()
- * of that many socket writes. The write() callbacks are called with the
- * write's error after it, before 'finish', as the socket calls the
- * callback of Node's CRLF.
+ * chunks: the head (unless it was sent), the collected chunks
+ * and end()'s `data` as one chunk, and the last chunk, written by the
+ * addon (writeEntries()), then Node's end() finishes the response
+ * (lib/complete.js) with nothing left to send. Node's end() sends the
+ * same bytes: its uncork() the head with the size line, CRLF, each chunk,
+ * CRLF, then the last chunk, as one writev() of that many socket writes.
+ * The write() callbacks are called with the write's error after it, before
+ * 'finish', as the socket calls the callback of Node's CRLF.
  *
  * Taken only where Node's end() reaches its flush with nothing done first
- * that this would reorder (flushCollected()): the response and the
- * socket's only cork are the tick's (res[kCorked] and writableCorked 1),
- * nothing waits on the socket, its uncork(), _send() and _writeRaw() are
- * Node's (a wrapper sees Node's calls), no trailers, every string chunk of
- * one encoding class (lib/stream.js), `data` a string in a known encoding
- * or bytes, at most MAX_WRITTEN_BYTES in all. Returns what Node's end()
- * returns (`res`), or null: nothing done, Node's end() is to be called.
+ * that this would reorder (flushCollected()): the response's only cork is
+ * the tick's, its uncork(), _send() and _writeRaw() are Node's (a wrapper
+ * sees Node's calls), no trailers, `data` a string or bytes in a known
+ * encoding, and writeEntries() takes the entries. Returns what Node's
+ * end() returns (`res`), or null: nothing done, Node's end() is to be
+ * called.
  *
  * @param {import('http').ServerResponse} res
  * @param {unknown} data end()'s first argument.
@@ -328,7 +417,7 @@ const MAX_WRITTEN_BYTES = 64 * 1024;
 function endCollected(res, data, encoding, callback) {
   if (!FRAMES_CHUNK || binding === null) return null;
   const buf = res[kChunkedBuffer];
-  if (buf.length === 0 || res[kCorked] !== 1 || res._headerSent || typeof res._header !== 'string' ||
+  if (buf.length === 0 || res[kCorked] !== 1 || (!res._headerSent && typeof res._header !== 'string') ||
       !res._hasBody || !res.chunkedEncoding || res._trailer !== '' || res.finished || res.destroyed ||
       res.strictContentLength || res.outputData.length !== 0 || !isNodesUncork(res.uncork) ||
       !sendsThroughNode(res)) {
@@ -336,59 +425,30 @@ function endCollected(res, data, encoding, callback) {
   }
   const socket = res.socket;
   if (!socket || socket._httpMessage !== res) return null;
-  const fd = socketFd(socket, 0, 1);
-  if (typeof fd === 'string') return null;
   const withData = data && typeof data !== 'function';
-  // end(data, callback): Node's end() collects `data` with a null encoding.
+  // end(data, callback): Node's end() collects `data` with a null encoding,
+  // after its check of a string's encoding, and a nop callback.
   const enc = withData && typeof encoding !== 'function' ? encoding : null;
-  let kind = 0;  // the string chunks' encoding class
-  let units = 0;  // their UTF-16 code units
-  let bytes = res[kChunkedLength];  // all chunks' bytes, as Node counts them
-  let bufferBytes = 0;  // the Uint8Array chunks' bytes
-  const count = withData ? buf.length + 3 : buf.length;
-  for (let i = 0; i < count; i += 3) {
-    const collected = i < buf.length;
-    const chunk = collected ? buf[i] : data;
-    if (typeof chunk === 'string') {
-      const cls = collected ? encodingClass(buf[i + 1], socket) : dataClass(chunk, enc, socket);
-      if (cls === 0 || (kind !== 0 && cls !== kind)) return null;
-      kind = cls;
-      units += chunk.length;
-      if (!collected) bytes += cls === LATIN1 ? chunk.length : Buffer.byteLength(chunk, 'utf8');
-    } else if (chunk instanceof Uint8Array) {
-      // The socket's write() throws for an unknown encoding, even with bytes.
-      const chunkEncoding = collected ? buf[i + 1] : enc;
-      if (chunkEncoding && chunkEncoding !== 'buffer' && !Buffer.isEncoding(chunkEncoding)) return null;
-      bufferBytes += chunk.byteLength;
-      if (!collected) bytes += chunk.byteLength;
+  let bytes = res[kChunkedLength];
+  if (withData) {
+    if (typeof data === 'string') {
+      if (enc && !Buffer.isEncoding(enc)) return null;
+      bytes += Buffer.byteLength(data, enc);
+    } else if (data instanceof Uint8Array) {
+      bytes += data.byteLength;
     } else {
-      return null;  // end()'s data of another type: Node's write_() throws
+      return null;
     }
+    buf.push(data, enc, nop);
   }
-  if (bytes > MAX_WRITTEN_BYTES) return null;
-  // Node's write_() collects end()'s data with its own nop callback.
-  if (withData) buf.push(data, enc, nop);
-  // UTF-8 strings of one byte per unit are ASCII: the same bytes in latin1
-  // (copied, not encoded).
-  const bodyKind = kind === UTF8 && bytes - bufferBytes !== units ? layout.BODY_UTF8 : layout.BODY_LATIN1;
-  args[layout.ARG_FD] = fd;
-  args[layout.ARG_WRITER] = -1;
-  args[layout.ARG_BODY_FLAGS] = bodyKind | layout.CHUNKED;
-  args[layout.ARG_BODY_BYTES] = bytes;
-  args[layout.ARG_HEAD_UNITS] = res._header.length;
-  binding.writeChunks(res._header, buf);
-  const sent = callingEach(buf.slice());
-  buf.length = 0;
-  res[kChunkedLength] = 0;
+  if (!writeEntries(res, socket, bytes, true)) {
+    if (withData) buf.length -= 3;
+    return null;
+  }
+  const sent = takeEntries(res);
   const cb = typeof data === 'function' ? data : (typeof encoding === 'function' ? encoding : callback);
-  return complete(res, results[layout.RESULT_WRITTEN], results[layout.RESULT_REMAINING], null,
+  return complete(res, results[RESULT_WRITTEN], results[RESULT_REMAINING], null,
                   typeof cb === 'function' ? cb : undefined, undefined, false, sent);
-}
-
-/** encodingClass() of end()'s string `data`, whose encoding Node checks first. */
-function dataClass(data, encoding, socket) {
-  if (encoding && !Buffer.isEncoding(encoding)) return 0;
-  return encodingClass(encoding, socket);
 }
 
 /** Whether uncork() can be installed over this Node's own. */

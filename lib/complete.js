@@ -116,18 +116,10 @@ function complete(res, written, remaining, chunk, callback, counts = RESPONSE_CO
     // go out together when end() uncorks, and an error reaches all of them
     // (and 'prefinish', 'finish') the way it does in Node.
     socket.cork();
-    if (written < 0) failNextWrite(socket._handle, written);
-    handOver(socket, chunk, sent);
   } else {
     counts.fast();
-    // As the socket calls a write's callback once it is written.
-    if (sent !== undefined) process.nextTick(sent, null);
   }
-  if (written !== 0) {
-    // A failed write counts its bytes where Node's own would.
-    countBytes(socket._handle, written > 0 ? written : (failedWriteCounted(res, chunk, headJoined) ? remaining : 0));
-    socket._unrefTimer();
-  }
+  settle(res, socket, written, remaining, chunk, headJoined, sent);
   if (!res.chunkedEncoding) return nodeEnd.call(res, null, null, callback);
   // The last chunk went out with the body: end() must not write it again.
   res.chunkedEncoding = false;
@@ -135,6 +127,28 @@ function complete(res, written, remaining, chunk, callback, counts = RESPONSE_CO
     return nodeEnd.call(res, null, null, callback);
   } finally {
     res.chunkedEncoding = true;
+  }
+}
+
+/**
+ * After the addon's writev(2) of bytes of `res` on `socket` (`written` and
+ * `remaining` as complete() takes them): the rest to socket.write() (a
+ * failed write's error made the socket's next), `sent` called as the
+ * socket calls a write's callback (with the last byte handed over, or on
+ * the next tick with null), the bytes counted in socket.bytesWritten and
+ * the socket's idle timer restarted, as a socket write does.
+ */
+function settle(res, socket, written, remaining, chunk, headJoined, sent) {
+  if (remaining !== 0) {
+    if (written < 0) failNextWrite(socket._handle, written);
+    handOver(socket, chunk, sent);
+  } else if (sent !== undefined) {
+    process.nextTick(sent, null);
+  }
+  if (written !== 0) {
+    // A failed write counts its bytes where Node's own would.
+    countBytes(socket._handle, written > 0 ? written : (failedWriteCounted(res, chunk, headJoined) ? remaining : 0));
+    socket._unrefTimer();
   }
 }
 
@@ -201,4 +215,4 @@ function bytesOf(part, bodyOf) {
   return start === 0 && end === body.byteLength ? body : body.subarray(start, end);
 }
 
-module.exports = { applyHead, contentLengthOf, complete, countBytes, failNextWrite, failedWriteCounted, bytesOf };
+module.exports = { applyHead, contentLengthOf, complete, settle, countBytes, failNextWrite, failedWriteCounted, bytesOf };

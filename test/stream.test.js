@@ -106,11 +106,11 @@ function writesInOneTick(mode, writes, writeAll, collected) {
  * chunk itself, and the package's write() (patchEnd's too, which stands
  * over Node's there) is Node's for them ('node-combines-chunks').
  */
-function corkedCounts(mode, writes, corked, collected) {
+function corkedCounts(mode, writes, corked, collected, nativeEnd = false) {
   if (NODE_COMBINES_CHUNKS && !NODE_COLLECTS_TICK_CHUNKS) {
     return { writes: writes - corked, fast: 0, fallback: { ...NO_DATA_END, 'node-combines-chunks': corked } };
   }
-  return counts(mode, writes, { endFallback: NO_DATA_END, collected });
+  return counts(mode, writes, { endFallback: NO_DATA_END, collected, nativeEnd });
 }
 
 /**
@@ -160,7 +160,7 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
           };
           next();
         }),
-        ...counts(mode, 4, { endFallback: NO_DATA_END, collected: { writes: 4 } }),
+        ...counts(mode, 4, { nativeEnd: true, endFallback: NO_DATA_END, collected: { writes: 4 } }),
       }));
 
     // Node's socket counts a string's characters: hex and base64 are
@@ -377,7 +377,7 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
           writing(ctx, res, 'third', ctx.callback('third'));
           ctx.api.end(res);
         },
-        ...corkedCounts(mode, 3, 2, { writes: 2 }),
+        ...corkedCounts(mode, 3, 2, { writes: 2 }, true),
       }));
 
     // On Node 18 to 22 a tick's framed strings join the socket's last queue

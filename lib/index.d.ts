@@ -30,9 +30,10 @@ declare module 'node:http' {
      * Added by `install()`. Ends the response exactly as
      * `res.end(data, encoding, callback)` does, with the head rendered
      * natively and head and body sent with one writev(2). After writes in
-     * the same tick on Node 24 and later (which collect them), the chunk
-     * Node's end() would flush, with a string `data` in it, leaves framed
-     * as one socket write, as `fastWrite()`'s tick does.
+     * the same tick on Node 24 and later (which collect them), the chunks
+     * Node's end() would flush, with `data`, and the last chunk leave with
+     * one writev(2) of the addon (the head too, when not sent yet), or
+     * framed as one socket write where the addon cannot take them.
      *
      * @returns `this`, as Node's end().
      * @throws ERR_INVALID_ARG_TYPE for a body that is not a string, Buffer
@@ -51,8 +52,9 @@ declare module 'node:http' {
      * 'drain' are listed in the README, "Streamed writes"), a chunk of a chunked body framed and
      * handed to the socket in one write (a string) or three (a Buffer) where
      * Node makes four. On Node 24 and later Node's own write() collects the
-     * chunk and the tick's string chunks leave framed as one socket write
-     * at the tick's uncork(), which the first write of the tick schedules.
+     * chunk and the tick's chunks leave with one writev(2) of the addon (or
+     * framed as one socket write) at the tick's uncork(), which the first
+     * write of the tick schedules, or with `fastEnd()` in the same tick.
      *
      * @returns false when the socket's buffer is full: wait for 'drain'.
      * @throws ERR_INVALID_ARG_TYPE, ERR_STREAM_NULL_VALUES,
@@ -194,7 +196,11 @@ declare namespace fastResponse {
     | 'chunked-body';
 
   interface Stats {
-    /** Responses written with one writev(2), all bytes taken by the kernel. */
+    /**
+     * Responses written with one writev(2), all bytes taken by the kernel
+     * (on Node 24 and later also an end() that wrote the chunks collected
+     * in its tick).
+     */
     fast: number;
     /**
      * Responses whose writev(2) was partial (full socket send buffer): the
@@ -219,8 +225,9 @@ declare namespace fastResponse {
      */
     heads: number;
     /**
-     * uncork() calls whose collected string chunks the package sent as
-     * one framed socket write (`framed`: Node 24 and later) or joined
+     * uncork() calls whose collected chunks the package sent as one
+     * write, the addon's writev(2) or one framed socket write (`framed`:
+     * Node 24 and later), or joined
      * before Node's own uncork() sent them (`joined`: Node 22 and later;
      * on 22 only a response the user corked collects). Under `patchEnd`,
      * and for the ticks `fastWrite()`/`write()` started on Node 24 and
@@ -275,8 +282,9 @@ declare namespace fastResponse {
      * and later); every `res.write()` of a chunked body (Node 18 to 22;
      * Node 24 and later collect a tick's chunks themselves, and their
      * `write()` stays Node's); `res.uncork()` (Node 22 and later: the
-     * string chunks Node collected in a tick sent as one framed write, up
-     * to 2 Ki UTF-16 units, on Node 24 and later, or joined before Node
+     * chunks Node collected in a tick sent with one writev(2) of the addon,
+     * up to 64 KiB, or as one framed write, up to 2 Ki UTF-16 units, on
+     * Node 24 and later, or joined before Node
      * sends them, a corked response's on 22: the same bytes); and every
      * `req.end()` of every http.ClientRequest (Node 18 to 22; on 24 and
      * later `req.end()` stays Node's, where the fast path measured slower).
@@ -315,9 +323,10 @@ declare const fastResponse: {
    * where Node makes four. Node's own write() for a body Node does not frame
    * (a Content-Length, an HTTP/1.0 client), and on Node 22 for a response
    * the user corked (res.cork()), whose chunks Node 22 collects. On Node 24
-   * and later Node's own write() collects the chunk and the tick's string
-   * chunks leave framed as one socket write at the tick's uncork(), which
-   * the first write of the tick schedules (as `res.fastWrite()`).
+   * and later Node's own write() collects the chunk and the tick's chunks
+   * leave with one writev(2) of the addon (or framed as one socket write)
+   * at the tick's uncork(), which the first write of the tick schedules
+   * (as `res.fastWrite()`).
    *
    * @returns false when the socket's buffer is full: wait for 'drain', as
    *   Node's.

@@ -85,8 +85,17 @@ function setPackageWrite(fn) {
  * Node's: a wrapper put there after install() is called).
  */
 function isNodesWrite(fn) {
-  if (nodeWrite === null) return false;
-  return fn === nodeWrite || (fn === packageWrite && fn !== null && OutgoingMessage.prototype.write === nodeWrite);
+  return isNodesOrPatch(fn, nodeWrite, packageWrite, 'write');
+}
+
+/**
+ * Whether `fn` is `own`, Node's own OutgoingMessage method `name`, or
+ * `patch`, the package's patch of it while the method it stands over on
+ * OutgoingMessage.prototype is still Node's own. False when `own` was not
+ * found.
+ */
+function isNodesOrPatch(fn, own, patch, name) {
+  return own !== null && (fn === own || (patch !== null && fn === patch && OutgoingMessage.prototype[name] === own));
 }
 
 // install({ patchEnd: true })'s uncork() while it stands over Node's own
@@ -105,8 +114,7 @@ function setPackageUncork(fn) {
  * would send without calling it.
  */
 function isNodesUncork(fn) {
-  if (nodeUncork === null) return false;
-  return fn === nodeUncork || (fn === packageUncork && fn !== null && OutgoingMessage.prototype.uncork === nodeUncork);
+  return isNodesOrPatch(fn, nodeUncork, packageUncork, 'uncork');
 }
 
 // Node's own _send() and _writeRaw(), through which its end() and write()

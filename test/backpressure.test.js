@@ -300,6 +300,17 @@ const smallBuffer = crypto.randomBytes(100 * 1024);
 const smallString = 'héllo wörld, € and 😀 '.repeat(2000);
 const FILLER = 0x46;
 
+/** A handler: three writes in one tick with the `write` method, then `end` with data. */
+function writesThenEnd(write, end) {
+  return (res, cb) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    res[write]('first ', cb);
+    res[write](smallString.slice(0, 6000));
+    res[write](smallBuffer.subarray(0, 20000), cb);
+    res[end]('last', cb);
+  };
+}
+
 const fullSocketCases = [
   {
     // Node 24 and later collect the tick's writes; the package's end()
@@ -309,20 +320,8 @@ const fullSocketCases = [
     skip: !FRAMES_CHUNK && 'Node 24 and later: the chunks of a tick are collected there',
     // The Buffer's fastWrite() is Node's write() ('node-combines-chunks').
     fallbacks: 1,
-    fast: (res, cb) => {
-      res.writeHead(200, { 'Content-Type': 'text/plain' });
-      res.fastWrite('first ', cb);
-      res.fastWrite(smallString.slice(0, 6000));
-      res.fastWrite(smallBuffer.subarray(0, 20000), cb);
-      res.fastEnd('last', cb);
-    },
-    node: (res, cb) => {
-      res.writeHead(200, { 'Content-Type': 'text/plain' });
-      res.write('first ', cb);
-      res.write(smallString.slice(0, 6000));
-      res.write(smallBuffer.subarray(0, 20000), cb);
-      res.end('last', cb);
-    },
+    fast: writesThenEnd('fastWrite', 'fastEnd'),
+    node: writesThenEnd('write', 'end'),
   },
   {
     name: 'fastEnd, string body',

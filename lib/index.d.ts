@@ -49,7 +49,8 @@ declare module 'node:http' {
      * Added by `install()`. Writes a chunk of the body as
      * `res.write(chunk, encoding, callback)` does (same bytes, return value,
      * callbacks, errors; the known differences in callback order and
-     * 'drain' are listed in the README, "Streamed writes"), a chunk of a chunked body framed and
+     * 'drain' are listed in the README, "Pipelined bursts and streamed writes:
+     * the FastResponse writer", its known differences), a chunk of a chunked body framed and
      * handed to the socket in one write (a string) or three (a Buffer) where
      * Node makes four. On Node 24 and later Node's own write() collects the
      * chunk and the tick's chunks leave with one writev(2) of the addon (or

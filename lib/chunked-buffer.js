@@ -281,29 +281,56 @@ function isLowSurrogate(code) {
  * @returns {boolean}
  */
 function flushCollected(res, data, encoding) {
-  if (!FRAMES_CHUNK) return false;
-  const collect = typeof data === 'string' && data.length !== 0;
-  if (data && typeof data !== 'function' && !collect) return false;
-  const buf = res[kChunkedBuffer];
-  if (buf.length === 0 || res.uncork !== nodeUncork || res.finished || res.destroyed || !res._header ||
-      !res._hasBody || !res.chunkedEncoding || !res[kCorked] || res.strictContentLength) {
-    return false;
-  }
+  if (!FRAMES_CHUNK || res.uncork !== nodeUncork || !endFlushes(res)) return false;
+  const bytes = collectEndData(res, data, encoding, false);
+  if (bytes < 0) return false;
   const socket = res.socket;
-  if (collect) {
-    // end(data, callback): Node's end() sets the encoding to null, and
-    // write_() collects it so (a wrapped _send() sees it).
-    const enc = typeof encoding === 'function' ? null : encoding;
-    if (enc && !Buffer.isEncoding(enc)) return false;
+  if (bytes > 0) {
     // Node's end(): its socket.cork() before write_().
     socket?.cork();
-    buf.push(data, enc, nop);
-    res[kChunkedLength] += Buffer.byteLength(data, enc);
+    res[kChunkedLength] += bytes;
   }
   socket?.cork();
   res[kCorked] = 1;
   uncork.call(res);
-  return collect;
+  return bytes > 0;
+}
+
+/**
+ * Whether Node's end() of `res` reaches its flush of the chunks collected
+ * in the tick ("Flush buffered chunks") with nothing done first that the
+ * package's flush would reorder: chunks collected, the response corked,
+ * not finished or destroyed, its head rendered, a chunked body, and no
+ * strictContentLength (its check throws before the flush).
+ */
+function endFlushes(res) {
+  return res[kChunkedBuffer].length !== 0 && !!res[kCorked] && !res.finished && !res.destroyed && !!res._header &&
+    res._hasBody && res.chunkedEncoding && !res.strictContentLength;
+}
+
+/**
+ * end()'s `data` pushed onto res[kChunkedBuffer] as Node's end() has
+ * write_() collect it: with end()'s encoding (null for end(data,
+ * callback)) and a nop callback. Returns the bytes it adds to the chunk
+ * (as Node counts them in kChunkedLength), 0 when there is no data
+ * (nothing, '', or only a callback), or -1, nothing pushed, for a string
+ * in an encoding Node's write_() throws for, or data other than a string
+ * or (with `bytesToo`) a Uint8Array.
+ */
+function collectEndData(res, data, encoding, bytesToo) {
+  if (!data || typeof data === 'function') return 0;
+  const enc = typeof encoding === 'function' ? null : encoding;
+  let bytes;
+  if (typeof data === 'string') {
+    if (enc && !Buffer.isEncoding(enc)) return -1;
+    bytes = Buffer.byteLength(data, enc);
+  } else if (bytesToo && data instanceof Uint8Array) {
+    bytes = data.byteLength;
+  } else {
+    return -1;
+  }
+  res[kChunkedBuffer].push(data, enc, nop);
+  return bytes;
 }
 
 function nop() {}
@@ -385,9 +412,7 @@ function takeEntries(res) {
  * nothing left to send. Returns whether it wrote.
  */
 function writeTick(res, socket) {
-  if (binding === null || !res.chunkedEncoding || res[kNeedDrain] || socket._httpMessage !== res ||
-      res.outputData.length !== 0 || (!res._headerSent && typeof res._header !== 'string') ||
-      !writeEntries(res, socket, res[kChunkedLength], false)) {
+  if (res[kNeedDrain] || !writesCollected(res, socket) || !writeEntries(res, socket, res[kChunkedLength], false)) {
     return false;
   }
   const sent = takeEntries(res);
@@ -426,40 +451,30 @@ function writeTick(res, socket) {
  * @returns {import('http').ServerResponse|null}
  */
 function endCollected(res, data, encoding, callback) {
-  if (!FRAMES_CHUNK || binding === null) return null;
-  const buf = res[kChunkedBuffer];
-  if (buf.length === 0 || res[kCorked] !== 1 || (!res._headerSent && typeof res._header !== 'string') ||
-      !res._hasBody || !res.chunkedEncoding || res._trailer !== '' || res.finished || res.destroyed ||
-      res.strictContentLength || res.outputData.length !== 0 || !isNodesUncork(res.uncork) ||
-      !sendsThroughNode(res)) {
-    return null;
-  }
-  const socket = res.socket;
-  if (!socket || socket._httpMessage !== res) return null;
-  const withData = data && typeof data !== 'function';
-  // end(data, callback): Node's end() collects `data` with a null encoding,
-  // after its check of a string's encoding, and a nop callback.
-  const enc = withData && typeof encoding !== 'function' ? encoding : null;
-  let bytes = res[kChunkedLength];
-  if (withData) {
-    if (typeof data === 'string') {
-      if (enc && !Buffer.isEncoding(enc)) return null;
-      bytes += Buffer.byteLength(data, enc);
-    } else if (data instanceof Uint8Array) {
-      bytes += data.byteLength;
-    } else {
-      return null;
-    }
-    buf.push(data, enc, nop);
-  }
-  if (!writeEntries(res, socket, bytes, true)) {
-    if (withData) buf.length -= 3;
+  if (!FRAMES_CHUNK || !endFlushes(res) || res._trailer !== '' || !isNodesUncork(res.uncork)) return null;
+  const socket = sendingSocket(res);
+  if (socket === null || !writesCollected(res, socket)) return null;
+  const bytes = collectEndData(res, data, encoding, true);
+  if (bytes < 0) return null;
+  if (!writeEntries(res, socket, res[kChunkedLength] + bytes, true)) {
+    if (bytes > 0) res[kChunkedBuffer].length -= 3;
     return null;
   }
   const sent = takeEntries(res);
   const cb = typeof data === 'function' ? data : (typeof encoding === 'function' ? encoding : callback);
   return complete(res, results[RESULT_WRITTEN], results[RESULT_REMAINING], null,
                   typeof cb === 'function' ? cb : undefined, undefined, false, sent);
+}
+
+/**
+ * Whether the addon may write the entries `res` collected to `socket`
+ * (writeEntries() then asks the socket): the addon loaded, `res` the
+ * socket's current response with nothing queued in its outputData before
+ * them, its head rendered (sent or not), a chunked body.
+ */
+function writesCollected(res, socket) {
+  return binding !== null && res.chunkedEncoding && socket._httpMessage === res && res.outputData.length === 0 &&
+    typeof res._header === 'string';
 }
 
 /** Whether uncork() can be installed over this Node's own. */

@@ -192,24 +192,18 @@ class FastResponse : public Napi::Addon<FastResponse> {
     HeadBuffer& cork = writer.cork();
     const size_t start = cork.size();
     const uint32_t body_flags = static_cast<uint32_t>(args_[kArgBodyFlags]);
-    const size_t units = static_cast<size_t>(args_[kArgHeadUnits]);
     // Node sends `_header + chunk` as one UTF-8 string (kHeadUtf8), or the
     // head as latin1: the same encoding here.
-    const bool utf8 = (body_flags & kHeadUtf8) != 0;
-    const size_t room = (utf8 ? units * 3 : units) + 1;
-    char* p = cork.Extend(room);
-    size_t n = 0;
-    const napi_status status =
-        utf8 ? napi_get_value_string_utf8(env, header, p, room, &n)
-             : napi_get_value_string_latin1(env, header, p, room, &n);
-    cork.Truncate(start + n);
+    const bool head_ok =
+        AppendString(env, header, (body_flags & kHeadUtf8) != 0,
+                     static_cast<size_t>(args_[kArgHeadUnits]), &cork);
+    const size_t n = cork.size() - start;
     Body body;
-    if (status != napi_ok ||
+    if (!head_ok ||
         !LoadBody(writer, env, data, body_flags,
                   static_cast<size_t>(args_[kArgBodyUnits]), &body)) {
       cork.Truncate(start);
-      return status != napi_ok ? ArgumentsError(env, "writeRendered")
-                               : BodyError(env);
+      return !head_ok ? ArgumentsError(env, "writeRendered") : BodyError(env);
     }
     const size_t queued = writer.queued_bytes();
     writer.SendCopied(start, n);
@@ -236,14 +230,10 @@ class FastResponse : public Napi::Addon<FastResponse> {
     HeadBuffer& cork = writer.cork();
     const uint32_t body_flags = static_cast<uint32_t>(args_[kArgBodyFlags]);
     const bool utf8 = (body_flags & kBodyKindMask) == kBodyUtf8;
-    const size_t head_units = static_cast<size_t>(args_[kArgHeadUnits]);
     uint32_t length = 0;
-    char* p = cork.Extend(head_units + 1);
-    size_t n = 0;
-    bool ok = napi_get_value_string_latin1(env, header, p, head_units + 1,
-                                           &n) == napi_ok &&
+    bool ok = AppendString(env, header, false,
+                           static_cast<size_t>(args_[kArgHeadUnits]), &cork) &&
               napi_get_array_length(env, entries, &length) == napi_ok;
-    cork.Truncate(n);
     AppendChunkSizeLine(&cork, static_cast<uint64_t>(args_[kArgBodyBytes]));
     for (uint32_t i = 0; ok && i < length; i += 3) {
       napi_value chunk;
@@ -251,15 +241,15 @@ class FastResponse : public Napi::Addon<FastResponse> {
       ok = napi_get_element(env, entries, i, &chunk) == napi_ok &&
            napi_typeof(env, chunk, &type) == napi_ok;
       if (ok && type == napi_string) {
-        ok = AppendString(env, chunk, utf8, &cork);
+        size_t units = 0;
+        ok = napi_get_value_string_utf16(env, chunk, nullptr, 0, &units) ==
+                 napi_ok &&
+             AppendString(env, chunk, utf8, units, &cork);
       } else if (ok) {
-        napi_typedarray_type array_type;
-        size_t bytes = 0;
-        void* data = nullptr;
-        ok = napi_get_typedarray_info(env, chunk, &array_type, &bytes, &data,
-                                      nullptr, nullptr) == napi_ok &&
-             array_type == napi_uint8_array;
-        if (ok) cork.AppendRaw(static_cast<const uint8_t*>(data), bytes);
+        const uint8_t* bytes = nullptr;
+        size_t n = 0;
+        ok = Uint8ArrayBytes(env, chunk, &bytes, &n);
+        if (ok) cork.AppendRaw(bytes, n);
       }
     }
     if (!ok) {
@@ -274,13 +264,12 @@ class FastResponse : public Napi::Addon<FastResponse> {
     return out;
   }
 
-  // Appends a string as UTF-8 or latin1 bytes, as Node's socket encodes a
-  // chunk written with that encoding (a lone surrogate as U+FFFD).
+  // Appends a string of at most `units` UTF-16 code units to the cork
+  // buffer as UTF-8 or latin1 bytes, as Node's socket encodes a chunk
+  // written with that encoding (a lone surrogate as U+FFFD). False, nothing
+  // appended, when `string` is not a string.
   static bool AppendString(napi_env env, napi_value string, bool utf8,
-                           HeadBuffer* cork) {
-    size_t units = 0;
-    if (napi_get_value_string_utf16(env, string, nullptr, 0, &units) != napi_ok)
-      return false;
+                           size_t units, HeadBuffer* cork) {
     const size_t at = cork->size();
     const size_t room = (utf8 ? units * 3 : units) + 1;
     char* p = cork->Extend(room);
@@ -288,8 +277,21 @@ class FastResponse : public Napi::Addon<FastResponse> {
     const napi_status status =
         utf8 ? napi_get_value_string_utf8(env, string, p, room, &n)
              : napi_get_value_string_latin1(env, string, p, room, &n);
-    cork->Truncate(at + n);
+    cork->Truncate(status == napi_ok ? at + n : at);
     return status == napi_ok;
+  }
+
+  // The bytes of a Uint8Array (a Buffer); false for any other value.
+  static bool Uint8ArrayBytes(napi_env env, napi_value value,
+                              const uint8_t** bytes, size_t* length) {
+    napi_typedarray_type type;
+    void* data = nullptr;
+    if (napi_get_typedarray_info(env, value, &type, length, &data, nullptr,
+                                 nullptr) != napi_ok ||
+        type != napi_uint8_array)
+      return false;
+    *bytes = static_cast<const uint8_t*>(data);
+    return true;
   }
 
   // writevCounts(): [writev(2) calls, bytes they took] since the addon
@@ -591,28 +593,18 @@ class FastResponse : public Napi::Addon<FastResponse> {
     switch (body_flags & kBodyKindMask) {
       case kBodyUtf8:
       case kBodyLatin1: {
-        const bool utf8 = (body_flags & kBodyKindMask) == kBodyUtf8;
-        const size_t room = (utf8 ? units * 3 : units) + 1;
         const size_t at = cork.size();
-        char* p = cork.Extend(room);
-        size_t n = 0;
-        if ((utf8 ? napi_get_value_string_utf8(env, data, p, room, &n)
-                  : napi_get_value_string_latin1(env, data, p, room, &n)) !=
-            napi_ok)
+        if (!AppendString(env, data, (body_flags & kBodyKindMask) == kBodyUtf8,
+                          units, &cork))
           return false;
-        cork.Truncate(at + n);
-        *out = {nullptr, at, n};
+        *out = {nullptr, at, cork.size() - at};
         return true;
       }
       case kBodyBytes: {
-        napi_typedarray_type type;
+        const uint8_t* bytes = nullptr;
         size_t length = 0;
-        void* bytes = nullptr;
-        if (napi_get_typedarray_info(env, data, &type, &length, &bytes, nullptr,
-                                     nullptr) != napi_ok)
-          return false;
-        *out = {static_cast<const uint8_t*>(bytes), 0, length,
-                static_cast<uint32_t>(args_[kArgBodyTag])};
+        if (!Uint8ArrayBytes(env, data, &bytes, &length)) return false;
+        *out = {bytes, 0, length, static_cast<uint32_t>(args_[kArgBodyTag])};
         return true;
       }
       default:
@@ -633,10 +625,8 @@ class FastResponse : public Napi::Addon<FastResponse> {
       case kBodyLatin1:
         return units;
       case kBodyBytes: {
-        napi_typedarray_type type;
-        napi_get_typedarray_info(env, data, &type, &n, nullptr, nullptr,
-                                 nullptr);
-        return n;
+        const uint8_t* bytes = nullptr;
+        return Uint8ArrayBytes(env, data, &bytes, &n) ? n : 0;
       }
       default:
         return 0;

@@ -6,7 +6,9 @@
 // test/native/asan-smoke.js and the JavaScript suites (test/*.test.js) with
 // the ASan runtime preloaded into node and FAST_RESPONSE_ADDON pointing at
 // the sanitized addon (lib/binding.js). Leak detection is off: V8 does not
-// free everything at exit, by design.
+// free everything at exit, by design. Run by a Node older than 24, it then
+// runs the suites that reach the calls only Node 24 and later make
+// (NODE_24_SUITES) with the cached Node 26 too, when it is installed.
 //
 // Sanitizer reports go to build-asan/reports/ and are printed at the end; a
 // report fails the run, as does a failing suite.
@@ -26,6 +28,10 @@ const out = path.join(root, 'build-asan');
 const pkg = path.join(out, 'pkg');
 const reports = path.join(out, 'reports');
 const { missingTool } = require('../helpers/native-tools');
+const { nodeBinary } = require('../../scripts/node-versions');
+// The suites that reach the addon's Node 24+ calls (writeChunks()).
+const NODE_24_SUITES = ['stream', 'chunked-buffer', 'peer-faults', 'backpressure']
+  .map((name) => path.join('test', `${name}.test.js`));
 const smokeOnly = process.argv.includes('--smoke');
 
 function missing(what) {
@@ -140,6 +146,20 @@ if (!smokeOnly) {
     const name = load ? `${file} (as scripts/load.js --rss-limit 512)` : file;
     status = run(process.execPath, args, { env: runEnv, timeout, killSignal: 'SIGKILL' });
     results.push([name, status]);
+  }
+  // The native calls only Node 24 and later reach (writeChunks(): the
+  // chunks Node collects in a tick): the suites that drive them, again
+  // with the cached Node 26 (scripts/node-versions.js 26) when this Node
+  // is older.
+  const later = nodeBinary(26);
+  if (Number(process.versions.node.split('.')[0]) < 24 && fs.existsSync(later)) {
+    for (const file of NODE_24_SUITES) {
+      status = run(later, ['--test-reporter=spec', file], { env: runEnv, timeout, killSignal: 'SIGKILL' });
+      results.push([`${file} (Node 26)`, status]);
+    }
+  } else if (Number(process.versions.node.split('.')[0]) < 24) {
+    console.log(`test:asan: ${later} is not installed: the Node 24+ native calls are not run ` +
+                '(node scripts/node-versions.js 26)');
   }
 }
 

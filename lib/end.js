@@ -65,7 +65,8 @@ function end(res, data, encoding, callback) {
     cb = enc;
     enc = undefined;
   }
-  let kind = bodyKind(chunk, enc);
+  // end(callback): no data, as Node's end() reads it.
+  let kind = typeof chunk === 'function' ? R.NO_BODY : bodyKind(chunk, enc);
   if (typeof kind === 'string') return fallback(res, kind, data, encoding, callback);
   if (kind === -1) {
     chunk = toBytes(chunk, enc);

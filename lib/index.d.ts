@@ -21,7 +21,7 @@ declare module 'node:http' {
      * is written by Node (`stats().requests.reasons` says why).
      */
     fastEnd(callback?: () => void): this;
-    fastEnd(data: string | Uint8Array, callback?: () => void): this;
+    fastEnd(data: string | Uint8Array | null | undefined, callback?: () => void): this;
     fastEnd(data: string | Uint8Array, encoding: BufferEncoding, callback?: () => void): this;
   }
 
@@ -43,7 +43,7 @@ declare module 'node:http' {
      *   ERR_STREAM_WRITE_AFTER_END, as Node.
      */
     fastEnd(callback?: () => void): this;
-    fastEnd(data: string | Uint8Array, callback?: () => void): this;
+    fastEnd(data: string | Uint8Array | null | undefined, callback?: () => void): this;
     fastEnd(data: string | Uint8Array, encoding: BufferEncoding, callback?: () => void): this;
     /**
      * Added by `install()`. Writes a chunk of the body as

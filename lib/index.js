@@ -265,15 +265,15 @@ function patchedUncorkMethod() {
 
 // `res.end()` under install({ patchEnd: true }) over Node's own end()
 // (node-internals.js patchedEnd()): end() with no data is Node's own
-// (counted 'no-body', as fastEnd() counts it); everything else is
-// fastResponse.end().
+// (counted as fastEnd() counts it: 'empty-body' for '', 'no-body' for
+// nothing or a callback); everything else is fastResponse.end().
 function endUnderPatch(res, data, encoding, callback) {
   if (!data || typeof data === 'function') {
     // Node 24+: the chunks this tick's write() calls collected, written
     // with the last chunk natively (lib/chunked-buffer.js).
     const ended = endCollected(res, data, encoding, callback);
     if (ended !== null) return ended;
-    statistics.countFallback(R.NO_BODY, res, data);
+    statistics.countFallback(data === '' ? R.EMPTY_BODY : R.NO_BODY, res, data);
     return nodeEnd.call(res, data, encoding, callback);
   }
   return end(res, data, encoding, callback);

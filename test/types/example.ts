@@ -16,6 +16,7 @@ http.createServer((req, res) => {
   res.fastEnd(Buffer.from('x'), () => {});
   res.fastEnd('aGk=', 'base64');
   res.fastEnd();
+  res.fastEnd(null); // as res.end(null): no body
   fastResponse.end(res, () => {});
   fastResponse.end(res, new Uint8Array(4), 'utf8', () => {});
   fastResponse.send(res, 201, ['Content-Type', 'text/plain', 'X-Id', 7], 'ok');

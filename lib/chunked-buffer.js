@@ -19,8 +19,8 @@
 // (and from end() the last chunk) go to the kernel with one writev(2) of
 // the addon, copied into its buffer (writeEntries(), up to
 // MAX_WRITTEN_BYTES), and Node's uncork() (or end()) runs with nothing
-// left to send. Measured: see README, "the tick's chunks written by the
-// addon".
+// left to send. Measured: see docs/writer.md, "the tick's chunks written
+// by the addon".
 //
 // Framed (Node 24 and later, sendFramed(), where the addon does not take
 // them): when every collected entry is

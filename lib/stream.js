@@ -181,7 +181,8 @@ function write(res, chunk, encoding, callback) {
  * patchEnd there: stats().uncorks counts what the uncork() framed or
  * joined.
  * Measured under callgrind (benchmark/instructions.js, stream case, Node
- * 26, one write of 64 B per tick): see README, "Streamed writes".
+ * 26, one write of 64 B per tick): see docs/writer.md, "Streamed writes,
+ * version by version".
  */
 function writeCollected(res, chunk, encoding, callback) {
   const reason = collectReason(res, chunk, encoding);

@@ -10,6 +10,7 @@
 const http = require('node:http');
 const path = require('node:path');
 const { isBaseline } = require('./_stats');
+const apps = require('./_apps');
 // Node 24 and later collect a tick's chunked writes into one chunk
 // (kChunkedBuffer); Node 18 to 22 frame each write.
 const { NODE_COLLECTS_TICK_CHUNKS } = require('../lib/node-internals');
@@ -265,20 +266,20 @@ function load(bench, { fr, method, c, duration, pipeline, nodePath, port, path: 
 }
 
 /**
- * A framework's app (benchmark/http/express.js, fastify.js, koa.js) serving
- * `route` (appRoute()) at '/': `method=plain` runs it without fast-response,
- * `method=patched` under install({ patchEnd: true }), installed before the
- * framework is loaded, as `node -r fast-response/register app.js` does.
- * `start(framework, value)` gets the framework's module (`require(name)`,
- * from this repository's devDependencies) and what the route sends, builds
- * the app, listens on 127.0.0.1 port 0 and resolves to { port, close }.
- * The responses must carry `contentTypes[route]` and the body's
- * Content-Length. A framework that is not installed or does not load on
- * this Node (Fastify 5 needs Node 20), or a `len` too short for the route,
- * skips the run with the reason.
+ * A framework's app (benchmark/http/express.js, fastify.js, koa.js; built
+ * by _apps.js[name].start()) serving `route` (appRoute()) at '/':
+ * `method=plain` runs it without fast-response, `method=patched` under
+ * install({ patchEnd: true }), installed before the framework is loaded,
+ * as `node -r fast-response/register app.js` does. The framework's module
+ * is `require(name)`, from this repository's devDependencies. The
+ * responses must carry the route's Content-Type (_apps.js contentTypes)
+ * and the body's Content-Length. A framework that is not installed or does
+ * not load on this Node (Fastify 5 needs Node 20), or a `len` too short for
+ * the route, skips the run with the reason.
  */
-function serveApp(bench, name, { route, len, method, c, duration }, contentTypes, start) {
+function serveApp(bench, name, { route, len, method, c, duration }) {
   if (!['plain', 'patched'].includes(method)) throw new Error(`unknown method=${method}: use plain or patched`);
+  const { contentTypes, start } = apps[name];
   const sent = appRoute(route, len);
   if (sent === null) {
     bench.skip(`route=${route} needs len=${JSON_OVERHEAD} or more (the bytes of {"hello":""})`);
@@ -302,7 +303,7 @@ function serveApp(bench, name, { route, len, method, c, duration }, contentTypes
     headers: { 'Content-Type': contentTypes[route], 'Content-Length': Buffer.byteLength(sent.body) },
     body: sent.body,
   };
-  Promise.resolve(start(framework, sent.value)).then(({ port, close }) => {
+  Promise.resolve(start(framework, sent.value, route)).then(({ port, close }) => {
     load(bench, { fr, method, c, duration, port }, expect, close);
   }).catch((err) => bench.fail(err));
 }

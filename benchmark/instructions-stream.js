@@ -1,15 +1,18 @@
 'use strict';
 
-// Instructions per streamed response under valgrind --tool=callgrind, with
-// a fixed number of responses on one keep-alive connection, each request
-// sent when the previous response has ended: no load generator, no
-// timing, so the figure moves less between runs than
-// benchmark/instructions.js's (seconds of wrk load, where the responses
-// served and the garbage collections they cause vary).
+// Instructions per response under valgrind --tool=callgrind, with a fixed
+// number of responses on one keep-alive connection, each request sent when
+// the previous response has ended: no load generator, no timing, so the
+// figure moves less between runs than benchmark/instructions.js's (seconds
+// of wrk load, where the responses served and the garbage collections they
+// cause vary). Streamed responses, or (--app) a framework's app.
 //
 //   node benchmark/instructions-stream.js [--len 64] [--writes 8]
 //        [--tick one|each] [--requests 5000,25000] [--repeat 1]
 //        [--jobs 1] [method ...]
+//   node benchmark/instructions-stream.js --app express|fastify|koa
+//        [--route json|text] [--len 64] [--requests ...] [--repeat 1]
+//        [--jobs 1] [plain] [patched]
 //
 // method: write (Node's own res.write() and end(), no package), fastWrite
 // (res.fastWrite() and res.fastEnd() after install()), patched (res.write() under
@@ -18,7 +21,10 @@
 // nothing rendered, framed or validated). Default: write and fastWrite. Each
 // response: writeHead(200, { Content-Type }), `writes` string chunks of
 // `len` bytes (in one tick, or one per tick with setImmediate between),
-// end(). Per response: (instructions(b) - instructions(a)) / (b - a) of
+// end(). With --app: the app of http/<app>.js (_apps.js) and its `route`
+// at `len` bytes, method plain (without the package) or patched (under
+// install({ patchEnd: true }), as `-r fast-response/register`); default
+// both. Per response: (instructions(b) - instructions(a)) / (b - a) of
 // two runs of a and b requests, which cancels start-up and the JIT's
 // warm-up. The client runs in the same process (its parse of the
 // response is in every count, the same for each method).
@@ -35,44 +41,60 @@
 const { spawn } = require('node:child_process');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
-const { streamedHandler, streamedBound } = require('./_cases.js');
+const { streamedHandler, streamedBound, appRoute } = require('./_cases.js');
+const apps = require('./_apps.js');
 const { median } = require('./_stats.js');
 
 const METHODS = ['write', 'fastWrite', 'patched', 'bound'];
+const APP_METHODS = ['plain', 'patched'];
 
 /** The server and its client: `requests` responses, then exit. */
-function child({ method, len, writes, tick, requests }) {
+function child({ method, len, writes, tick, requests, app, route }) {
   const http = require('node:http');
-  const net = require('node:net');
   const fastResponse = require('..');
   if (method === 'fastWrite') fastResponse.install();
   else if (method === 'patched') fastResponse.install({ patchEnd: true });
+  if (app !== undefined) {
+    // The framework loaded after install(), as -r fast-response/register has it.
+    const { value, body } = appRoute(route, len);
+    Promise.resolve(apps[app].start(require(app), value, route)).then(({ port, close }) => {
+      // A response ends with its body (Content-Length): no head holds it.
+      drive(port, requests, body, close);
+    });
+    return;
+  }
   const fast = method === 'fastWrite';
   const chunk = 'x'.repeat(len);
   const server = http.createServer(method === 'bound' ? streamedBound(chunk, writes, tick) : streamedHandler({
     chunk, writes, tick, headers: { 'Content-Type': 'text/plain' },
     write: fast ? 'fastWrite' : 'write', end: fast ? 'fastEnd' : 'end',
   }));
-  server.listen(0, '127.0.0.1', () => {
-    const client = net.connect(server.address().port, '127.0.0.1');
-    const request = 'GET / HTTP/1.1\r\nHost: x\r\n\r\n';
-    let left = requests;
-    let received = '';
-    client.on('data', (data) => {
-      received += data.toString('latin1');
-      let end;
-      while ((end = received.indexOf('\r\n0\r\n\r\n')) !== -1) {
-        received = received.slice(end + 7);
-        if (--left === 0) {
-          client.end();
-          server.close();
-          return;
-        }
-        client.write(request);
+  server.listen(0, '127.0.0.1', () => drive(server.address().port, requests, '\r\n0\r\n\r\n', () => server.close()));
+}
+
+/**
+ * The client: `requests` GETs on one connection to `port`, each sent when
+ * the previous response's last bytes, `last`, arrived; then `close()`.
+ */
+function drive(port, requests, last, close) {
+  const client = require('node:net').connect(port, '127.0.0.1');
+  const request = 'GET / HTTP/1.1\r\nHost: x\r\n\r\n';
+  let left = requests;
+  let received = '';
+  client.on('data', (data) => {
+    received += data.toString('latin1');
+    let end;
+    while ((end = received.indexOf(last)) !== -1) {
+      received = received.slice(end + last.length);
+      if (--left === 0) {
+        client.end();
+        close();
+        return;
       }
-    });
-    client.write(request);
+      client.write(request);
+    }
   });
+  client.write(request);
 }
 
 /** Instructions callgrind counted for one child run (a promise). */
@@ -124,6 +146,8 @@ async function main() {
       requests: { type: 'string', default: '5000,25000' },
       repeat: { type: 'string', default: '1' },
       jobs: { type: 'string', default: '1' },
+      app: { type: 'string' },
+      route: { type: 'string', default: 'json' },
       child: { type: 'string' },
     },
   });
@@ -132,18 +156,29 @@ async function main() {
     return;
   }
   const [a, b] = values.requests.split(',').map(Number);
-  const methods = positionals.length > 0 ? positionals : ['write', 'fastWrite'];
+  const app = values.app;
+  if (app !== undefined && !Object.hasOwn(apps, app)) {
+    throw new Error(`--app ${app}: one of ${Object.keys(apps).join(', ')}`);
+  }
+  const known = app === undefined ? METHODS : APP_METHODS;
+  const methods = positionals.length > 0 ? positionals : known.slice(0, 2);
   for (const method of methods) {
-    if (!METHODS.includes(method)) throw new Error(`unknown method ${method}: one of ${METHODS.join(', ')}`);
+    if (!known.includes(method)) throw new Error(`unknown method ${method}: one of ${known.join(', ')}`);
   }
   if (!['one', 'each'].includes(values.tick)) throw new Error('--tick: one or each');
+  if (app !== undefined && appRoute(values.route, Number(values.len)) === null) {
+    throw new Error(`--route ${values.route} needs a longer --len`);
+  }
   if (!(a > 0 && b > a)) throw new Error('--requests a,b with 0 < a < b');
   const repeat = Number(values.repeat);
   const jobs = Number(values.jobs);
   if (!(Number.isInteger(repeat) && repeat >= 1)) throw new Error('--repeat: a whole number of runs, 1 or more');
   if (!(Number.isInteger(jobs) && jobs >= 1)) throw new Error('--jobs: a whole number, 1 or more');
-  const config = { len: Number(values.len), writes: Number(values.writes), tick: values.tick };
-  console.log(`node ${process.version}, ${config.writes} writes of ${config.len} B, tick=${config.tick}, ` +
+  const config = app === undefined ? { len: Number(values.len), writes: Number(values.writes), tick: values.tick } :
+    { len: Number(values.len), app, route: values.route };
+  console.log(`node ${process.version}, ` +
+              (app === undefined ? `${config.writes} writes of ${config.len} B, tick=${config.tick}, ` :
+                `${app} route=${config.route} at ${config.len} B, `) +
               `${a} and ${b} responses on one connection, under callgrind (${path.basename(__filename)})` +
               (repeat > 1 ? `, ${repeat} rounds` : ''));
   // Round by round, each method in turn: its run of b, then of a requests.

@@ -19,26 +19,6 @@ const bench = common.createBenchmark(main, {
   method: ['plain', 'patched'],
 });
 
-function main({ route, len, c, duration, method }) {
-  cases.serveApp(bench, 'express', { route, len, method, c, duration }, {
-    json: 'application/json; charset=utf-8',
-    text: 'text/html; charset=utf-8',
-  }, (express, value) => {
-    const app = express();
-    app.disable('etag');
-    app.disable('x-powered-by');
-    app.get('/', route === 'json' ?
-      (req, res) => {
-        res.json(value);
-      } :
-      (req, res) => {
-        res.send(value);
-      });
-    return new Promise((resolve, reject) => {
-      const server = app.listen(0, '127.0.0.1', (err) => {
-        if (err) reject(err);
-        else resolve({ port: server.address().port, close: () => server.close() });
-      });
-    });
-  });
+function main({ route, len, method, c, duration }) {
+  cases.serveApp(bench, 'express', { route, len, method, c, duration });
 }

@@ -20,35 +20,6 @@ const bench = common.createBenchmark(main, {
   method: ['plain', 'patched'],
 });
 
-const schema = {
-  schema: {
-    response: {
-      200: {
-        type: 'object',
-        properties: {
-          hello: { type: 'string' },
-        },
-      },
-    },
-  },
-};
-
-function main({ route, len, c, duration, method }) {
-  cases.serveApp(bench, 'fastify', { route, len, method, c, duration }, {
-    json: 'application/json; charset=utf-8',
-    text: 'text/plain; charset=utf-8',
-  }, async (Fastify, value) => {
-    const fastify = Fastify({ logger: false });
-    if (route === 'json') {
-      fastify.get('/', schema, (req, reply) => {
-        reply.send(value);
-      });
-    } else {
-      fastify.get('/', (req, reply) => {
-        reply.send(value);
-      });
-    }
-    await fastify.listen({ port: 0, host: '127.0.0.1' });
-    return { port: fastify.server.address().port, close: () => fastify.close() };
-  });
+function main({ route, len, method, c, duration }) {
+  cases.serveApp(bench, 'fastify', { route, len, method, c, duration });
 }

@@ -19,19 +19,6 @@ const bench = common.createBenchmark(main, {
   method: ['plain', 'patched'],
 });
 
-function main({ route, len, c, duration, method }) {
-  cases.serveApp(bench, 'koa', { route, len, method, c, duration }, {
-    json: 'application/json; charset=utf-8',
-    text: 'text/plain; charset=utf-8',
-  }, (Koa, value) => {
-    const app = new Koa();
-    app.use(async (ctx) => {
-      ctx.body = value;
-    });
-    return new Promise((resolve, reject) => {
-      const server = app.listen(0, '127.0.0.1');
-      server.once('error', reject);
-      server.once('listening', () => resolve({ port: server.address().port, close: () => server.close() }));
-    });
-  });
+function main({ route, len, method, c, duration }) {
+  cases.serveApp(bench, 'koa', { route, len, method, c, duration });
 }

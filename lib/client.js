@@ -37,7 +37,7 @@ const { bodyKind, toBytes, bodyUnits } = require('./body');
 const {
   ClientRequest, nodeEnd, nodeFlushOutput, nodeRequestImplicitHeader, kOutHeaders, uniqueHeadersOf,
   NODE_RENDERS_HEAD, FAILED_WRITE_COUNTED, CLIENT_PATH_GAINS, defineMethod, restoreProperty,
-  callOwn, patchedEnd,
+  callReplaced, inReplaced, REPLACED_END, patchedEnd,
 } = require('./node-internals');
 const { applyHead, complete, countBytes, failNextWrite, bytesOf } = require('./complete');
 const { stateBits, socketFd } = require('./gate');
@@ -364,9 +364,11 @@ function isOwnEnd(fn) {
 
 function fastEndMethod(data, encoding, callback) {
   const own = this.end;
-  if (!isOwnEnd(own) && typeof own === 'function') {
+  // A replacement that calls fastEnd() back: the package's path then
+  // (lib/index.js fastResponseEnd()).
+  if (!isOwnEnd(own) && typeof own === 'function' && !inReplaced(this, REPLACED_END)) {
     countRequestFallback(R.REQUEST_END_REPLACED, this, data);
-    return callOwn(own, this, data, encoding, callback);
+    return callReplaced(own, this, REPLACED_END, data, encoding, callback);
   }
   return requestEnd(this, data, encoding, callback);
 }

@@ -13,7 +13,7 @@ const { inspect } = require('node:util');
 const {
   ServerResponse, nodeEnd, isNodesEnd, setPackageEnd, nodeWrite, isNodesWrite, setPackageWrite, setPackageUncork,
   NODE_COLLECTS_TICK_CHUNKS, nodeWriteHead, setPackageWriteHead, nodeUncork, defineMethod,
-  restoreProperty, callOwn, patchedEnd, OutgoingMessage,
+  restoreProperty, callOwn, callReplaced, inReplaced, REPLACED_END, REPLACED_WRITE, patchedEnd, OutgoingMessage,
 } = require('./node-internals');
 const { write } = require('./stream');
 const { writeHead, RENDERS_HEADS } = require('./write-head');
@@ -167,7 +167,9 @@ function takeOver(proto, name, method) {
  * names. A response queued behind the socket's current one (pipelining)
  * is rendered natively and joins the socket's next writev(2) (lib/gate.js,
  * lib/pipeline.js). A response whose `end` was replaced (compression
- * middleware, the HTTP/2 compatibility API) is ended with its own `end`.
+ * middleware, the HTTP/2 compatibility API) is ended with its own `end`
+ * (counted 'end-replaced'); when that replacement calls fastEnd() back,
+ * the inner call takes the package's path.
  *
  * @param {import('http').ServerResponse} res
  * @param {string|Buffer|Uint8Array} data The body. A string is encoded with
@@ -187,13 +189,16 @@ function fastResponseEnd(res, data, encoding, callback) {
   // sees the call.
   // A ClientRequest (its own fast path is req.fastEnd()) or anything else
   // that is no http.ServerResponse: its own end().
+  // A replacement that calls fastEnd() back (res.end = function (data) {
+  // return this.fastEnd(data); }) gets what stands beneath it then.
   if (!(res instanceof ServerResponse) && typeof own === 'function') {
     statistics.countFallback(R.NOT_HTTP1, res, data);
-    return callOwn(own, res, data, encoding, callback);
+    const beneath = inReplaced(res, REPLACED_END) ? methodBeneath(res, 'end', own) : own;
+    return callReplaced(beneath, res, REPLACED_END, data, encoding, callback);
   }
-  if (!isNodesEnd(own) && typeof own === 'function') {
+  if (!isNodesEnd(own) && typeof own === 'function' && !inReplaced(res, REPLACED_END)) {
     statistics.countFallback(R.END_REPLACED, res, data);
-    return callOwn(own, res, data, encoding, callback);
+    return callReplaced(own, res, REPLACED_END, data, encoding, callback);
   }
   return end(res, data, encoding, callback);
 }
@@ -229,15 +234,33 @@ function fastResponseEnd(res, data, encoding, callback) {
 function fastResponseWrite(res, chunk, encoding, callback) {
   const own = res.write;
   // (fastWrite itself as the response's write() would call itself.)
+  // A replacement that calls fastWrite() back: as in fastResponseEnd().
   if (!(res instanceof ServerResponse) && typeof own === 'function') {
     statistics.countFallback(R.NOT_HTTP1, res, chunk);
-    return callOwn(own, res, chunk, encoding, callback);
+    const beneath = inReplaced(res, REPLACED_WRITE) ? methodBeneath(res, 'write', own) : own;
+    return callReplaced(beneath, res, REPLACED_WRITE, chunk, encoding, callback);
   }
-  if (!isNodesWrite(own) && typeof own === 'function' && own !== res.fastWrite) {
+  if (!isNodesWrite(own) && typeof own === 'function' && own !== res.fastWrite &&
+      !inReplaced(res, REPLACED_WRITE)) {
     statistics.countFallback(R.WRITE_REPLACED, res, chunk);
-    return callOwn(own, res, chunk, encoding, callback);
+    return callReplaced(own, res, REPLACED_WRITE, chunk, encoding, callback);
   }
   return write(res, chunk, encoding, callback);
+}
+
+/**
+ * The first `name` method up the prototype chain of `msg` that is not
+ * `own` (the replacement that called the package back); `own` when there
+ * is none.
+ */
+function methodBeneath(msg, name, own) {
+  for (let proto = Object.getPrototypeOf(msg); proto !== null; proto = Object.getPrototypeOf(proto)) {
+    const descriptor = Object.getOwnPropertyDescriptor(proto, name);
+    if (descriptor !== undefined && typeof descriptor.value === 'function' && descriptor.value !== own) {
+      return descriptor.value;
+    }
+  }
+  return own;
 }
 
 // write(), writeHead() and uncork() under install({ patchEnd: true }), each

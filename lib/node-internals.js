@@ -492,6 +492,35 @@ function callOwn(own, msg, data, encoding, callback) {
   return own.call(msg);
 }
 
+// Which replaced methods of a message are running, called by the package's
+// fastEnd() / fastWrite() (REPLACED_END, REPLACED_WRITE bits).
+const kInReplaced = Symbol('fastResponseInReplaced');
+const REPLACED_END = 1;
+const REPLACED_WRITE = 2;
+
+/**
+ * Whether the package's fastEnd() (`bit` REPLACED_END) or fastWrite()
+ * (REPLACED_WRITE) of `msg` runs inside the replaced end() or write() it
+ * called (callReplaced()): a replacement that calls the package's method
+ * back (`res.end = function (data) { return this.fastEnd(data); }`) gets
+ * the package's path then, where calling it again would recurse until the
+ * stack overflows.
+ */
+function inReplaced(msg, bit) {
+  return (msg[kInReplaced] & bit) !== 0;
+}
+
+/** callOwn() of a replaced end() or write(), `msg` marked `bit` while it runs (inReplaced()). */
+function callReplaced(own, msg, bit, data, encoding, callback) {
+  const running = msg[kInReplaced] | 0;
+  msg[kInReplaced] = running | bit;
+  try {
+    return callOwn(own, msg, data, encoding, callback);
+  } finally {
+    msg[kInReplaced] = running;
+  }
+}
+
 // The package's end()s that uninstall() retired (patchedEnd()), each to
 // { beneath, descriptor } as it had them: a later patch looks through one
 // it finds in place (a wrapper that put it back on unwrapping).
@@ -563,6 +592,10 @@ module.exports = {
   defineMethod,
   restoreProperty,
   callOwn,
+  callReplaced,
+  inReplaced,
+  REPLACED_END,
+  REPLACED_WRITE,
   patchedEnd,
   ClientRequest,
   nodeFlushOutput,

@@ -52,7 +52,7 @@ const SUITES = {
 };
 const COPY = [
   'binding.gyp', 'package.json', 'register.js', 'lib', 'src', 'test/matrix-harness.js', 'test/helpers',
-  'test/fixtures', 'benchmark/_cases.js', 'benchmark/_stats.js', ...Object.values(SUITES),
+  'test/fixtures', 'benchmark/_cases.js', 'benchmark/_stats.js', 'benchmark/_apps.js', ...Object.values(SUITES),
 ];
 const RUN_TIMEOUT_MS = 300000;
 
@@ -557,6 +557,14 @@ const MUTANTS = [
     from: '(body_flags & kChunked) != 0 ? kChunkEnd : kChunkDataEnd',
     to: 'kChunkEnd',
     suites: ['stream'],
+  },
+  {
+    name: 'replaced-end-called-back-recurses',
+    what: 'a replaced end() that calls fastEnd() back is called again by it (the stack overflows)',
+    file: 'lib/index.js',
+    from: "  if (!isNodesEnd(own) && typeof own === 'function' && !inReplaced(res, REPLACED_END)) {\n",
+    to: "  if (!isNodesEnd(own) && typeof own === 'function') {\n",
+    suites: ['install'],
   },
   {
     name: 'masked-source-trusted',

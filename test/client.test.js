@@ -571,6 +571,22 @@ describe('where the package steps aside, and why', () => {
       patched: { fast: 1, fallback: { connecting: 1, 'flush-replaced': 1 } },
     },
   }));
+
+  test('req.end() replaced to call req.fastEnd() back: the package writes it, no recursion', () => clientDifferential({
+    modes: ['fastEnd'],
+    client: async (t) => {
+      const agent = t.agent({ keepAlive: true });
+      await sequential(t, agent, 1, POST, JSON_BODY);
+      const req = t.request({ agent, ...POST }, 'opt-in');
+      const end = req.end;
+      req.end = function optIn(...args) {
+        return t.mode === 'node' ? end.apply(this, args) : this.fastEnd(...args);
+      };
+      t.end(req, 'opt-in', JSON_BODY);
+      await t.closed(req);
+    },
+    expect: { fastEnd: { fast: 1, fallback: { connecting: 1, 'request-end-replaced': 1 } } },
+  }));
 });
 
 describe("bad input gets Node's errors, before a byte is written", () => {

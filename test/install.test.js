@@ -144,6 +144,76 @@ describe('res.fastEnd() after install()', () => {
       fast: 0,
       fallback: { 'end-replaced': 1 },
     }));
+
+  // A route opting in with a replacement that calls the package back (found
+  // by a new-user check: it recursed until the stack overflowed). Node's run
+  // has the same replacement over Node's own end() / write(). Called through
+  // res.end() (res.write()), the replacement runs twice in the package's run:
+  // fastEnd() calls the replaced end() it finds, which calls fastEnd() back
+  // (README, fastEnd() and a replaced end()); so it records nothing here.
+  const callingBack = (name, fastName) => (req, res, ctx) => {
+    const nodes = res[name];
+    res[name] = function optIn(...args) {
+      return ctx.label === 'node' ? nodes.apply(this, args) : this[fastName](...args);
+    };
+  };
+
+  test('an end() replacement that calls res.fastEnd() back: the fast path, not a recursion', () =>
+    differential({
+      mode: 'fastEnd',
+      request: get(),
+      handler: (req, res, ctx) => {
+        callingBack('end', 'fastEnd')(req, res, ctx);
+        ctx.api.end(res, BODY, ctx.callback());
+      },
+      fast: 1,
+      fallback: { 'end-replaced': 1 },
+    }));
+
+  test('res.end() replaced to call res.fastEnd(): the fast path', () =>
+    differential({
+      mode: 'fastEnd',
+      request: get(),
+      handler: (req, res, ctx) => {
+        callingBack('end', 'fastEnd')(req, res, ctx);
+        res.end(BODY);
+      },
+      fast: 1,
+      fallback: { 'end-replaced': 1 },
+    }));
+
+  test('res.write() replaced to call res.fastWrite(), then res.end(): Node\'s bytes, no recursion', () =>
+    differential({
+      mode: 'fastEnd',
+      request: get(),
+      handler: (req, res, ctx) => {
+        callingBack('write', 'fastWrite')(req, res, ctx);
+        ctx.record('write returned', res.write('chunk', ctx.callback('write callback')));
+        res.end(BODY);
+      },
+      fast: 0,
+      writes: 1,
+      fallback: { 'write-replaced': 1 },
+    }));
+
+  test('a ServerResponse subclass whose end() calls this.fastEnd(): the fast path', () =>
+    differential({
+      mode: 'fastEnd',
+      request: get(),
+      serverOptions: {
+        ServerResponse: class OptIn extends http.ServerResponse {
+          end(...args) {
+            return typeof this.fastEnd === 'function' ? this.fastEnd(...args) : super.end(...args);
+          }
+        },
+      },
+      handler: (req, res) => {
+        res.setHeader('X-A', 'b');
+        res.end(BODY);
+      },
+      fast: 1,
+      fallback: { 'end-replaced': 1 },
+    }));
 });
 
 // A faithful miniature of the on-headers package: wraps res.writeHead on the

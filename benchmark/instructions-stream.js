@@ -60,6 +60,9 @@ function child({ method, len, writes, tick, requests, app, route }) {
     Promise.resolve(apps[app].start(require(app), value, route)).then(({ port, close }) => {
       // A response ends with its body (Content-Length): no head holds it.
       drive(port, requests, body, close);
+    }).catch((err) => {
+      console.error(err);
+      process.exitCode = 1;
     });
     return;
   }

@@ -37,7 +37,7 @@ const { bodyKind, toBytes, bodyUnits } = require('./body');
 const {
   ClientRequest, nodeEnd, nodeFlushOutput, nodeRequestImplicitHeader, kOutHeaders, uniqueHeadersOf,
   NODE_RENDERS_HEAD, FAILED_WRITE_COUNTED, CLIENT_PATH_GAINS, defineMethod, restoreProperty,
-  callReplaced, inReplaced, REPLACED_END, patchedEnd,
+  callReplaced, methodToCall, patchedEnd,
 } = require('./node-internals');
 const { applyHead, complete, countBytes, failNextWrite, bytesOf } = require('./complete');
 const { stateBits, socketFd } = require('./gate');
@@ -363,12 +363,12 @@ function isOwnEnd(fn) {
 }
 
 function fastEndMethod(data, encoding, callback) {
-  const own = this.end;
-  // A replacement that calls fastEnd() back: the package's path then
+  // Inside a replaced end() that calls fastEnd() back: what it stands over
   // (lib/index.js fastResponseEnd()).
-  if (!isOwnEnd(own) && typeof own === 'function' && !inReplaced(this, REPLACED_END)) {
+  const own = methodToCall(this, 'end');
+  if (!isOwnEnd(own) && typeof own === 'function') {
     countRequestFallback(R.REQUEST_END_REPLACED, this, data);
-    return callReplaced(own, this, REPLACED_END, data, encoding, callback);
+    return callReplaced(own, this, 'end', data, encoding, callback);
   }
   return requestEnd(this, data, encoding, callback);
 }

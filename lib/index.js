@@ -13,7 +13,7 @@ const { inspect } = require('node:util');
 const {
   ServerResponse, nodeEnd, isNodesEnd, setPackageEnd, nodeWrite, isNodesWrite, setPackageWrite, setPackageUncork,
   NODE_COLLECTS_TICK_CHUNKS, nodeWriteHead, setPackageWriteHead, nodeUncork, defineMethod,
-  restoreProperty, callOwn, callReplaced, inReplaced, REPLACED_END, REPLACED_WRITE, patchedEnd, OutgoingMessage,
+  restoreProperty, callOwn, callReplaced, methodToCall, patchedEnd, OutgoingMessage,
 } = require('./node-internals');
 const { write } = require('./stream');
 const { writeHead, RENDERS_HEADS } = require('./write-head');
@@ -182,23 +182,23 @@ function takeOver(proto, name, method) {
  *   Node's end(); ending twice emits ERR_STREAM_WRITE_AFTER_END, as Node.
  */
 function fastResponseEnd(res, data, encoding, callback) {
-  const own = res.end;
+  // Inside a replaced end() this package called, which calls fastEnd() back
+  // (res.end = function (data) { return this.fastEnd(data); }): what that
+  // replacement stands over (node-internals.js methodToCall()).
+  const own = methodToCall(res, 'end');
   // Only Node's own end() (or this package's patch of it) is taken over; an
   // end() wrapped by anyone else (compression, APM, the HTTP/2 compatibility
   // API), before or after this package was loaded, is called, so that it
   // sees the call.
   // A ClientRequest (its own fast path is req.fastEnd()) or anything else
   // that is no http.ServerResponse: its own end().
-  // A replacement that calls fastEnd() back (res.end = function (data) {
-  // return this.fastEnd(data); }) gets what stands beneath it then.
   if (!(res instanceof ServerResponse) && typeof own === 'function') {
     statistics.countFallback(R.NOT_HTTP1, res, data);
-    const beneath = inReplaced(res, REPLACED_END) ? methodBeneath(res, 'end', own) : own;
-    return callReplaced(beneath, res, REPLACED_END, data, encoding, callback);
+    return callReplaced(own, res, 'end', data, encoding, callback);
   }
-  if (!isNodesEnd(own) && typeof own === 'function' && !inReplaced(res, REPLACED_END)) {
+  if (!isNodesEnd(own) && typeof own === 'function') {
     statistics.countFallback(R.END_REPLACED, res, data);
-    return callReplaced(own, res, REPLACED_END, data, encoding, callback);
+    return callReplaced(own, res, 'end', data, encoding, callback);
   }
   return end(res, data, encoding, callback);
 }
@@ -232,35 +232,19 @@ function fastResponseEnd(res, data, encoding, callback) {
  *   Node's write(); write() after end() emits ERR_STREAM_WRITE_AFTER_END.
  */
 function fastResponseWrite(res, chunk, encoding, callback) {
-  const own = res.write;
+  // Inside a replaced write() that calls fastWrite() back: what it stands
+  // over, as in fastResponseEnd().
+  const own = methodToCall(res, 'write');
   // (fastWrite itself as the response's write() would call itself.)
-  // A replacement that calls fastWrite() back: as in fastResponseEnd().
   if (!(res instanceof ServerResponse) && typeof own === 'function') {
     statistics.countFallback(R.NOT_HTTP1, res, chunk);
-    const beneath = inReplaced(res, REPLACED_WRITE) ? methodBeneath(res, 'write', own) : own;
-    return callReplaced(beneath, res, REPLACED_WRITE, chunk, encoding, callback);
+    return callReplaced(own, res, 'write', chunk, encoding, callback);
   }
-  if (!isNodesWrite(own) && typeof own === 'function' && own !== res.fastWrite &&
-      !inReplaced(res, REPLACED_WRITE)) {
+  if (!isNodesWrite(own) && typeof own === 'function' && own !== res.fastWrite) {
     statistics.countFallback(R.WRITE_REPLACED, res, chunk);
-    return callReplaced(own, res, REPLACED_WRITE, chunk, encoding, callback);
+    return callReplaced(own, res, 'write', chunk, encoding, callback);
   }
   return write(res, chunk, encoding, callback);
-}
-
-/**
- * The first `name` method up the prototype chain of `msg` that is not
- * `own` (the replacement that called the package back); `own` when there
- * is none.
- */
-function methodBeneath(msg, name, own) {
-  for (let proto = Object.getPrototypeOf(msg); proto !== null; proto = Object.getPrototypeOf(proto)) {
-    const descriptor = Object.getOwnPropertyDescriptor(proto, name);
-    if (descriptor !== undefined && typeof descriptor.value === 'function' && descriptor.value !== own) {
-      return descriptor.value;
-    }
-  }
-  return own;
 }
 
 // write(), writeHead() and uncork() under install({ patchEnd: true }), each

@@ -492,33 +492,67 @@ function callOwn(own, msg, data, encoding, callback) {
   return own.call(msg);
 }
 
-// Which replaced methods of a message are running, called by the package's
-// fastEnd() / fastWrite() (REPLACED_END, REPLACED_WRITE bits).
-const kInReplaced = Symbol('fastResponseInReplaced');
-const REPLACED_END = 1;
-const REPLACED_WRITE = 2;
+// The replaced end()s and write()s that the package's fastEnd(),
+// fastWrite() and req.fastEnd() called and that are running now, innermost
+// last: { msg, name, fn }. Kept here, not on the message (no property of
+// the package's shows on it); module state, so one list per environment.
+const runningReplaced = [];
 
 /**
- * Whether the package's fastEnd() (`bit` REPLACED_END) or fastWrite()
- * (REPLACED_WRITE) of `msg` runs inside the replaced end() or write() it
- * called (callReplaced()): a replacement that calls the package's method
- * back (`res.end = function (data) { return this.fastEnd(data); }`) gets
- * the package's path then, where calling it again would recurse until the
- * stack overflows.
+ * The replaced `name` method ('end' or 'write') of `msg` that the package
+ * called and that is running now, the innermost: it called the package
+ * back (`res.end = function (data) { return this.fastEnd(data); }`), which
+ * then goes to what it stands over (methodBeneath()) instead of calling it
+ * again, where it recursed until the stack overflowed. Undefined when none
+ * is running.
  */
-function inReplaced(msg, bit) {
-  return (msg[kInReplaced] & bit) !== 0;
+function replacedRunning(msg, name) {
+  for (let i = runningReplaced.length - 1; i >= 0; i--) {
+    const entry = runningReplaced[i];
+    if (entry.msg === msg && entry.name === name) return entry.fn;
+  }
+  return undefined;
 }
 
-/** callOwn() of a replaced end() or write(), `msg` marked `bit` while it runs (inReplaced()). */
-function callReplaced(own, msg, bit, data, encoding, callback) {
-  const running = msg[kInReplaced] | 0;
-  msg[kInReplaced] = running | bit;
+/** callOwn() of `fn`, the replaced `name` method of `msg`, listed as running while it runs (replacedRunning()). */
+function callReplaced(fn, msg, name, data, encoding, callback) {
+  runningReplaced.push({ msg, name, fn });
   try {
-    return callOwn(own, msg, data, encoding, callback);
+    return callOwn(fn, msg, data, encoding, callback);
   } finally {
-    msg[kInReplaced] = running;
+    runningReplaced.pop();
   }
+}
+
+/**
+ * The `name` method that `fn` stands over on `msg`: the next function up
+ * the prototype chain after the object that holds `fn` (`msg` itself for a
+ * replacement on the instance; Node's own, an agent's wrapper or the
+ * package's patch). Undefined when there is none, or `fn` is not on the
+ * chain.
+ */
+function methodBeneath(msg, name, fn) {
+  let holder = msg;
+  while (holder !== null && Object.getOwnPropertyDescriptor(holder, name)?.value !== fn) {
+    holder = Object.getPrototypeOf(holder);
+  }
+  if (holder === null) return undefined;
+  for (let proto = Object.getPrototypeOf(holder); proto !== null; proto = Object.getPrototypeOf(proto)) {
+    const value = Object.getOwnPropertyDescriptor(proto, name)?.value;
+    if (typeof value === 'function') return value;
+  }
+  return undefined;
+}
+
+/**
+ * The `name` method ('end', 'write') a call of the package's fastEnd() /
+ * fastWrite() on `msg` goes through: the message's own, or, inside a
+ * replacement the package called (replacedRunning()), what that
+ * replacement stands over.
+ */
+function methodToCall(msg, name) {
+  const running = replacedRunning(msg, name);
+  return running === undefined ? msg[name] : methodBeneath(msg, name, running);
 }
 
 // The package's end()s that uninstall() retired (patchedEnd()), each to
@@ -593,9 +627,7 @@ module.exports = {
   restoreProperty,
   callOwn,
   callReplaced,
-  inReplaced,
-  REPLACED_END,
-  REPLACED_WRITE,
+  methodToCall,
   patchedEnd,
   ClientRequest,
   nodeFlushOutput,

@@ -559,11 +559,11 @@ const MUTANTS = [
     suites: ['stream'],
   },
   {
-    name: 'replaced-end-called-back-recurses',
-    what: 'a replaced end() that calls fastEnd() back is called again by it (the stack overflows)',
-    file: 'lib/index.js',
-    from: "  if (!isNodesEnd(own) && typeof own === 'function' && !inReplaced(res, REPLACED_END)) {\n",
-    to: "  if (!isNodesEnd(own) && typeof own === 'function') {\n",
+    name: 'replaced-called-back-recurses',
+    what: 'a replaced end() or write() that calls fastEnd() / fastWrite() back is called again by it (the stack overflows)',
+    file: 'lib/node-internals.js',
+    from: '  return running === undefined ? msg[name] : methodBeneath(msg, name, running);\n',
+    to: '  return msg[name];\n',
     suites: ['install'],
   },
   {

@@ -196,6 +196,39 @@ describe('res.fastEnd() after install()', () => {
       fallback: { 'write-replaced': 1 },
     }));
 
+  test('calling a replaced end() or write() adds nothing to the message (a frozen one too)', () => {
+    const msg = Object.freeze({ end: (...args) => ['ended', ...args], write: (...args) => ['wrote', ...args] });
+    const keys = Reflect.ownKeys(msg);
+    assert.deepEqual(fastResponse.end(msg, 'x'), ['ended', 'x']);
+    assert.deepEqual(fastResponse.write(msg, 'y', 'latin1'), ['wrote', 'y', 'latin1']);
+    assert.deepEqual(Reflect.ownKeys(msg), keys);
+  });
+
+  test('an agent\'s end() wrapper beneath a replacement that calls fastEnd() back: the agent sees the call', async () => {
+    const proto = http.OutgoingMessage.prototype;
+    const nodes = proto.end;
+    const agentEnd = function agentEnd(...args) {
+      this.setHeader('X-Agent', 'seen');
+      return nodes.apply(this, args);
+    };
+    proto.end = agentEnd;
+    try {
+      await differential({
+        mode: 'fastEnd',
+        request: get(),
+        handler: (req, res, ctx) => {
+          callingBack('end', 'fastEnd')(req, res, ctx);
+          ctx.api.end(res, BODY);
+        },
+        fast: 0,
+        fallback: { 'end-replaced': 2 },
+      });
+    } finally {
+      assert.equal(proto.end, agentEnd);
+      proto.end = nodes;
+    }
+  });
+
   test('a ServerResponse subclass whose end() calls this.fastEnd(): the fast path', () =>
     differential({
       mode: 'fastEnd',

@@ -169,7 +169,8 @@ function takeOver(proto, name, method) {
  * lib/pipeline.js). A response whose `end` was replaced (compression
  * middleware, the HTTP/2 compatibility API) is ended with its own `end`
  * (counted 'end-replaced'); when that replacement calls fastEnd() back,
- * the inner call takes the package's path.
+ * the inner call goes to what it stands over: the package's path over
+ * Node's own end(), an agent's wrapper beneath it called.
  *
  * @param {import('http').ServerResponse} res
  * @param {string|Buffer|Uint8Array} data The body. A string is encoded with

@@ -46,6 +46,7 @@ const {
   SINGLE_WRITE_CALLBACK_WITHOUT_ARGUMENT, sendsThroughNode, defaultEncodingIsUtf8,
 } = require('./node-internals');
 const { countFallback, countWrite } = require('./stats');
+const { countBytes } = require('./complete');
 const { uncork: uncorkFramed, FRAMES_CHUNK } = require('./chunked-buffer');
 const { binding, layout } = require('./binding');
 const { Writable } = require('node:stream');
@@ -322,10 +323,33 @@ function writeQueued(socket, data, encoding, done) {
   return ret;
 }
 
-/** Node's connectionCorkNT(): the tick's uncork; the joined entry is the socket's now. */
+/**
+ * Node's connectionCorkNT(): the tick's uncork; the joined entry is the
+ * socket's now. Where this module's framed string is the tick's only
+ * queued write, the socket writes it alone, from the stack when it fits
+ * (node::StreamBase::WriteString), and a write that fails at once then
+ * adds nothing to socket.bytesWritten; Node's own write() would have
+ * queued four writes, one writev(), which adds all their bytes before
+ * trying. So when that write failed at once (the socket errored in the
+ * uncork, the handle's count unchanged), its bytes are added as Node's
+ * writev() adds them (found by a new-user check: 137 where Node reads 143
+ * after write('b') to a reset peer).
+ */
 function uncorkTick(socket) {
+  const state = socket._writableState;
+  const lone = queued !== null && state.buffered.length - state.bufferedIndex === 1 &&
+    state.buffered[state.bufferedIndex] === queued ? queued : null;
   queued = null;
+  const handle = socket._handle;
+  if (lone === null || state.errored || handle === null || handle === undefined) {
+    socket.uncork();
+    return;
+  }
+  const before = handle.bytesWritten;
   socket.uncork();
+  if (state.errored && handle.bytesWritten === before && state.buffered[state.bufferedIndex] !== lone) {
+    countBytes(handle, Buffer.byteLength(lone.chunk, lone.encoding));
+  }
 }
 
 /**

@@ -49,6 +49,7 @@ const SUITES = {
   install: 'test/install.test.js',
   wrappers: 'test/wrappers.test.js',
   loading: 'test/loading.test.js',
+  'peer-faults': 'test/peer-faults.test.js',
 };
 const COPY = [
   'binding.gyp', 'package.json', 'register.js', 'lib', 'src', 'test/matrix-harness.js', 'test/helpers',
@@ -565,6 +566,14 @@ const MUTANTS = [
     from: '  return running === undefined ? msg[name] : methodBeneath(msg, name, running);\n',
     to: '  return msg[name];\n',
     suites: ['install'],
+  },
+  {
+    name: 'failed-lone-write-uncounted',
+    what: "a streamed chunk written alone that fails at once adds nothing to socket.bytesWritten, where Node's writev() of it counts (Node 18-22)",
+    file: 'lib/stream.js',
+    from: '    countBytes(handle, Buffer.byteLength(lone.chunk, lone.encoding));\n',
+    to: '',
+    suites: ['peer-faults'],
   },
   {
     name: 'masked-source-trusted',

@@ -530,3 +530,59 @@ for (const way of Object.keys(ways)) {
     });
   }
 }
+
+// ---------------------------------------------------------------------------
+// A streamed write that meets a peer reset at once: socket.bytesWritten. On
+// Node 18 to 22 the package's framed chunk is the tick's only socket write,
+// written alone, where Node's four writes are one writev(), which counts
+// their bytes before trying (found by a new-user check: 137 against 143).
+
+function writeAfterReset(way) {
+  return async () => {
+    const seen = { callback: null, atCallback: null, atClose: null, socketError: null };
+    const closed = deferred();
+    let writeNow = null;
+    const server = await listen((req, res) => {
+      const socket = req.socket;
+      socket.on('error', (err) => {
+        seen.socketError = code(err);
+      });
+      socket.on('close', () => {
+        seen.atClose = socket.bytesWritten;
+        closed.resolve();
+      });
+      const write = way === 'fast' ? (chunk, cb) => res.fastWrite(chunk, cb) : (chunk, cb) => res.write(chunk, cb);
+      write('a');
+      writeNow = () => write('b', (err) => {
+        seen.callback = code(err);
+        seen.atCallback = socket.bytesWritten;
+      });
+    });
+    try {
+      const client = await connect(server.address().port);
+      client.on('error', () => {});
+      let received = '';
+      client.on('data', (chunk) => {
+        received += chunk.toString('latin1');
+      });
+      client.write('GET / HTTP/1.1\r\nHost: t\r\n\r\n');
+      await waitFor(() => received.endsWith('\r\n1\r\na\r\n'), WAIT_MS, 'the head and the first chunk');
+      // The reset and the write in one turn: the server has not read the
+      // RST yet, so its write meets it.
+      client.resetAndDestroy();
+      writeNow();
+      await withTimeout(closed.promise, WAIT_MS, 'the server socket to close');
+      await new Promise((resolve) => setImmediate(resolve));
+      return seen;
+    } finally {
+      await closeServer(server);
+    }
+  };
+}
+
+test('a streamed write to a peer that reset: the callback\'s error and socket.bytesWritten as Node\'s', async () => {
+  const node = await writeAfterReset('node')();
+  const fast = await writeAfterReset('fast')();
+  assert.deepEqual(fast, node);
+  assert.match(node.callback, /^(ECONNRESET|EPIPE)$/);
+});

@@ -79,4 +79,27 @@ function isAscii(string) {
   return Buffer.byteLength(string, 'utf8') === string.length;
 }
 
-module.exports = { bodyKind, sendBodyKind, toBytes, bodyUnits, isAscii };
+// The last size chunkSize() rendered, and its rendering: a stream's chunks
+// are often all of one size (a template, a fixed-size record), and
+// Number.prototype.toString(16) renders a new string at each call. Per
+// realm (each worker_thread loads its own module).
+let lastChunkBytes = -1;
+let lastChunkSize = '';
+
+/**
+ * A chunk's size as its chunk-size line writes it (RFC 9112 7.1: hex
+ * digits, lower case, as Node's `toString(16)` renders it), for `bytes`,
+ * the chunk's length in bytes (an integer, 0 or more).
+ *
+ * @param {number} bytes
+ * @returns {string}
+ */
+function chunkSize(bytes) {
+  if (bytes !== lastChunkBytes) {
+    lastChunkSize = bytes.toString(16);
+    lastChunkBytes = bytes;
+  }
+  return lastChunkSize;
+}
+
+module.exports = { bodyKind, sendBodyKind, toBytes, bodyUnits, isAscii, chunkSize };

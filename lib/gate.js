@@ -159,7 +159,7 @@ function socketFd(socket, corked, ownCorks = 0) {
   if (socket.encrypted) return R.TLS;
   // Instrumentation that wraps socket.write() must see the bytes.
   if (socket.write !== socketWrite) return R.SOCKET_WRITE_REPLACED;
-  if (socket.destroyed || !socket.writable) return R.SOCKET_CLOSED;
+  if (!socket.writable) return R.SOCKET_CLOSED;
   if (!defaultEncodingIsUtf8(socket)) return R.ENCODING;
   if (socket.writableLength !== 0 || socket.writableCorked !== ownCorks || corked !== 0) {
     return R.SOCKET_BUSY;

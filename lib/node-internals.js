@@ -414,6 +414,35 @@ function corkOfWrite() {
 const NODE_COLLECTS_TICK_CHUNKS = NODE_COMBINES_CHUNKS && (kCorked === undefined || corkOfWrite() !== 'socket');
 
 /**
+ * The callback Node's own write() collects into kChunkedBuffer for a
+ * write() given none (write_()'s `nop`), or null when not seen (Node 18 to
+ * 22 never collect an uncorked tick's writes; Node's write() not
+ * recognized). Node's write() runs on a detached response with a head,
+ * corked and with no socket, so that write_() collects the chunk and
+ * corks, sends and schedules nothing (the probe's entry is its only
+ * effect, on a response no one else holds).
+ */
+function collectedWithoutCallback() {
+  if (!NODE_COLLECTS_TICK_CHUNKS || nodeWrite === null || kChunkedBuffer === undefined || kCorked === undefined) {
+    return null;
+  }
+  const res = detachedResponse();
+  res._header = 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n';
+  res.chunkedEncoding = true;
+  res[kCorked] = 1;
+  try {
+    nodeWrite.call(res, 'probe', 'latin1');
+  } catch {
+    return null;
+  }
+  const buf = res[kChunkedBuffer];
+  return Array.isArray(buf) && buf.length === 3 && buf[0] === 'probe' && typeof buf[2] === 'function' ? buf[2] : null;
+}
+
+/** Node 24 and later: write_()'s callback of a write() given none (collectedWithoutCallback()), or null. */
+const NODE_WRITE_NOP = collectedWithoutCallback();
+
+/**
  * Node's own OutgoingMessage.prototype.uncork (Node 22 and later: it sends
  * the tick's kChunkedBuffer as one chunk), or null.
  */
@@ -623,6 +652,7 @@ function restoreProperty(object, name, descriptor) {
 functionSource = null;
 
 module.exports = {
+  NODE_WRITE_NOP,
   defineMethod,
   restoreProperty,
   callOwn,

@@ -186,7 +186,7 @@ function queuedWriter(res) {
     return null;
   }
   if (writer === false || writer.closed || req[kNumber] !== writer.last + 1) return null;
-  if (socket.destroyed || !socket.writable) return null;
+  if (!socket.writable) return null;
   if (!defaultEncodingIsUtf8(socket)) return null;
   return writer;
 }

@@ -544,6 +544,14 @@ const MUTANTS = [
     suites: ['stream'],
   },
   {
+    name: 'collected-callbacks-after-none-dropped',
+    what: "a tick's collected write() callbacks are dropped when the tick's first write gave none (Node 24+: no callback goes to the socket where no write gave one)",
+    file: 'lib/chunked-buffer.js',
+    from: '  while (i < end && buf[i] === NODE_WRITE_NOP) i += 3;\n',
+    to: '  if (i < end && buf[i] === NODE_WRITE_NOP) i = end;\n',
+    suites: ['stream'],
+  },
+  {
     name: 'collected-buffer-encoding-unchecked',
     what: "a collected Buffer with an encoding the socket's write() throws for is written by the addon (Node 24+)",
     file: 'lib/chunked-buffer.js',

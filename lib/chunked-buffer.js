@@ -168,7 +168,7 @@ function sendFramed(res, socket) {
   const bytes = res[kChunkedLength];
   const latin1 = kind === LATIN1 || bytes === data.length;
   if (!latin1 && !res._headerSent && res._header !== null && !isAscii(res._header)) return false;
-  const callback = entriesCallback(buf, 0, buf.length, null);
+  const callback = callingEach(buf.slice());
   buf.length = 0;
   res[kChunkedLength] = 0;
   res._send(`${chunkSize(bytes)}\r\n${data}\r\n`, latin1 ? 'latin1' : 'utf8', callback);
@@ -214,11 +214,16 @@ function joinChunks(res, socket) {
 /**
  * The one callback of the kChunkedBuffer entries of `buf` from `start` to
  * `end` (callingEach()), or `none` where each is write_()'s own no-op (no
- * write() gave one): then no callback goes to the socket, as Node's
- * uncork() gives none to its other sends, and Writable calls nothing and
- * schedules no tick for it (Node 26.12.1 under callgrind, 8 writes of 64 B
- * on separate ticks under patchEnd: 219,940 -> 214,923 instructions per
- * response).
+ * write() gave one). Used where nothing observable depends on a callback
+ * being there: a joined entry that Node's own uncork() wraps in its
+ * closure anyway (joinChunks()), and a tick the addon wrote whole
+ * (writeTick(): no process.nextTick() to call no-ops; Node 26.12.1 under
+ * callgrind, 8 writes of 64 B on separate ticks under patchEnd: 219,940 ->
+ * 214,923 instructions per response, in one pair of runs). A socket
+ * write keeps its callback (sendFramed(), a rest handed to the socket):
+ * Writable's after-write tick, which emits 'drain' and reports a destroyed
+ * socket's errors, comes only for a write given a callback other than its
+ * own no-op, and Node's uncork() gives one.
  */
 function entriesCallback(buf, start, end, none) {
   let i = start + 2;
@@ -406,12 +411,13 @@ function writeEntries(res, socket, bytes, last) {
 }
 
 /**
- * The callback of the entries writeEntries() wrote (callingEach()), the
+ * The callback of the entries writeEntries() wrote (callingEach(); with
+ * `whole`, all of them written, none where no write() gave one), the
  * entries cleared as Node's uncork() clears them.
  */
-function takeEntries(res) {
+function takeEntries(res, whole) {
   const buf = res[kChunkedBuffer];
-  const sent = entriesCallback(buf, 0, buf.length, undefined);
+  const sent = whole ? entriesCallback(buf, 0, buf.length, undefined) : callingEach(buf.slice());
   buf.length = 0;
   res[kChunkedLength] = 0;
   return sent;
@@ -430,7 +436,12 @@ function writeTick(res, socket) {
   if (res[kNeedDrain] || !writesCollected(res, socket) || !writeEntries(res, socket, res[kChunkedLength], false)) {
     return false;
   }
-  const sent = takeEntries(res);
+  // All of it written: where no write() gave a callback, nothing is left
+  // to call, and no tick is scheduled to call the no-ops (the socket saw no
+  // write). A rest goes to socket.write() with the callback, as Node gives
+  // its last socket write one: Writable's after-write tick (its 'drain',
+  // a destroyed socket's errors) then comes when Node's comes.
+  const sent = takeEntries(res, results[RESULT_REMAINING] === 0);
   res._headerSent = true;
   // The rest, if any, goes into the socket's queue under the response's
   // cork; Node's uncork() uncorks it.
@@ -475,7 +486,7 @@ function endCollected(res, data, encoding, callback) {
     if (bytes > 0) res[kChunkedBuffer].length -= 3;
     return null;
   }
-  const sent = takeEntries(res);
+  const sent = takeEntries(res, false);
   const cb = typeof data === 'function' ? data : (typeof encoding === 'function' ? encoding : callback);
   return complete(res, results[RESULT_WRITTEN], results[RESULT_REMAINING], null,
                   typeof cb === 'function' ? cb : undefined, undefined, false, sent);

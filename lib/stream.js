@@ -54,25 +54,21 @@ const { Buffer } = require('node:buffer');
 
 const { BODY_KIND_MASK, BODY_LATIN1, BODY_BYTES } = layout;
 
-// The callback Writable keeps on the queue entry of a write made without
-// one (its own no-op), or null where its queue has another shape than
-// writeQueued() joins writes in (Node 18 to 22; 24 and later collect a
-// tick's chunks themselves): an array from bufferedIndex on of entries
-// { chunk, encoding, callback }, `length` in units, settable needDrain and
-// allNoop.
-const WRITABLE_NOP = NODE_COLLECTS_TICK_CHUNKS ? null : queuedWithoutCallback();
-const JOINS_QUEUED_WRITES = WRITABLE_NOP !== null;
+// Whether the socket's Writable queues writes in the shape writeQueued()
+// joins them in (Node 18 to 22; 24 and later collect a tick's chunks
+// themselves): an array from bufferedIndex on of entries { chunk,
+// encoding, callback }, `length` in units, settable needDrain and allNoop.
+const JOINS_QUEUED_WRITES = !NODE_COLLECTS_TICK_CHUNKS && queueShapeKnown();
 
-function queuedWithoutCallback() {
+function queueShapeKnown() {
   const w = new Writable({ decodeStrings: false, write() {}, writev() {} });
   w.cork();
-  w.write('ab', 'latin1');
+  w.write('ab', 'latin1', nop);
   const state = w._writableState;
   const buffered = state.buffered;
-  const known = Array.isArray(buffered) && buffered.length === 1 && state.bufferedIndex === 0 &&
-    buffered[0].chunk === 'ab' && buffered[0].encoding === 'latin1' && typeof buffered[0].callback === 'function' &&
+  return Array.isArray(buffered) && buffered.length === 1 && state.bufferedIndex === 0 &&
+    buffered[0].chunk === 'ab' && buffered[0].encoding === 'latin1' && buffered[0].callback === nop &&
     state.length === 2 && typeof state.needDrain === 'boolean' && typeof state.allNoop === 'boolean';
-  return known ? buffered[0].callback : null;
 }
 
 // The socket queue entry this module's last framed string went into, while
@@ -276,6 +272,11 @@ function writeFramedString(res, socket, chunk, kind, cb) {
       data = `${chunk}\r\n`;
     }
   }
+  // A function even where none was given, as Node's write_() gives its
+  // last socket write one (its own no-op): Writable then schedules its
+  // after-write tick, where it emits 'drain' and reports a destroyed
+  // socket's error to the writes queued behind (with Writable's own no-op
+  // or none, both came a tick late: a review found it on Node 20 and 22).
   let done = typeof cb === 'function' ? cb : nop;
   if (SINGLE_WRITE_CALLBACK_WITHOUT_ARGUMENT && done !== nop) {
     // `this` as the socket gives it (Node's writev calls each callback on
@@ -307,12 +308,12 @@ function writeFramedString(res, socket, chunk, kind, cb) {
  * callback is called as the socket calls its entry's.
  */
 function writeQueued(socket, data, encoding, done) {
-  if (!JOINS_QUEUED_WRITES) return socketWriteOf(socket, data, encoding, done);
+  if (!JOINS_QUEUED_WRITES) return socket.write(data, encoding, done);
   const state = socket._writableState;
   let buffered = state.buffered;
   const last = buffered.length - 1;
   if (queued !== null && last >= state.bufferedIndex && buffered[last] === queued && queued.encoding === encoding &&
-      queued.callback === WRITABLE_NOP && queued.chunk.length + data.length <= JOIN_LIMIT) {
+      queued.callback === nop && queued.chunk.length + data.length <= JOIN_LIMIT) {
     queued.chunk += data;
     state.length += data.length;
     if (done !== nop) {
@@ -323,23 +324,11 @@ function writeQueued(socket, data, encoding, done) {
     if (!ret) state.needDrain = true;
     return ret;
   }
-  const ret = socketWriteOf(socket, data, encoding, done);
+  const ret = socket.write(data, encoding, done);
   buffered = state.buffered;
   const entry = buffered.length > state.bufferedIndex ? buffered[buffered.length - 1] : null;
   queued = entry !== null && entry.chunk === data ? entry : null;
   return ret;
-}
-
-/**
- * socket.write(data, encoding, done), without a callback where `done` is
- * nop (none given): as Node's write_() passes none then. Writable calls its
- * own no-op for it without a tick; any other function, even one that does
- * nothing, costs Writable an object and a process.nextTick() per socket
- * write to call it (Node 20 and 22: callgrind counted about 4,000
- * instructions per response of 8 writes on separate ticks).
- */
-function socketWriteOf(socket, data, encoding, done) {
-  return done === nop ? socket.write(data, encoding) : socket.write(data, encoding, done);
 }
 
 /**

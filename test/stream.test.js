@@ -62,6 +62,27 @@ function counts(mode, writes, { fast = 0, endFallback = {}, notChunked = 0, coll
   };
 }
 
+/**
+ * Runs `tick(left)` on `count` ticks in a row (setImmediate() between;
+ * `left` counts down from `count`), ending the response with the last;
+ * resolves after that end().
+ */
+function onTicks(ctx, res, count, tick) {
+  return new Promise((resolve) => {
+    let left = count;
+    const next = () => {
+      tick(left);
+      if (--left === 0) {
+        ctx.api.end(res);
+        resolve();
+      } else {
+        setImmediate(next);
+      }
+    };
+    next();
+  });
+}
+
 /** Records what a write leaves: return value (by the harness) and state. */
 function writing(ctx, res, ...args) {
   const ret = ctx.api.write(res, ...args);
@@ -145,21 +166,11 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
       differential({
         mode,
         request: get(),
-        handler: (req, res, ctx) => new Promise((resolve) => {
+        handler: (req, res, ctx) => {
           res.setHeader('Content-Type', 'text/plain');
           res.statusCode = 201;
-          let left = 4;
-          const next = () => {
-            writing(ctx, res, `chunk ${left}\n`, ctx.callback(`written ${left}`));
-            if (--left === 0) {
-              ctx.api.end(res);
-              resolve();
-            } else {
-              setImmediate(next);
-            }
-          };
-          next();
-        }),
+          return onTicks(ctx, res, 4, (left) => writing(ctx, res, `chunk ${left}\n`, ctx.callback(`written ${left}`)));
+        },
         ...counts(mode, 4, { nativeEnd: true, endFallback: NO_DATA_END, collected: { writes: 4 } }),
       }));
 
@@ -169,21 +180,13 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
       differential({
         mode,
         request: get(),
-        handler: (req, res, ctx) => new Promise((resolve) => {
+        handler: (req, res, ctx) => {
           res.writeHead(200, { 'Content-Type': 'text/plain' });
-          let left = 3;
-          const next = () => {
+          return onTicks(ctx, res, 3, (left) => {
             writing(ctx, res, `plain ${left} `);
             writing(ctx, res, `called ${left}\n`, ctx.callback(`written ${left}`));
-            if (--left === 0) {
-              ctx.api.end(res);
-              resolve();
-            } else {
-              setImmediate(next);
-            }
-          };
-          next();
-        }),
+          });
+        },
         ...counts(mode, 6, { nativeEnd: true, endFallback: NO_DATA_END, collected: { writes: 3 } }),
       }));
 

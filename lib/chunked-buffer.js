@@ -199,7 +199,7 @@ function joinChunks(res, socket) {
     }
     if (end - i > 3) {
       out ??= buf.slice(0, i);
-      out.push(joined, kind === UTF8 ? 'utf8' : 'latin1', entriesCallback(buf, i, end, NODE_WRITE_NOP));
+      out.push(joined, kind === UTF8 ? 'utf8' : 'latin1', callingEach(buf.slice(i, end)));
     } else if (out !== null) {
       out.push(buf[i], buf[i + 1], buf[i + 2]);
     }
@@ -212,23 +212,23 @@ function joinChunks(res, socket) {
 }
 
 /**
- * The one callback of the kChunkedBuffer entries of `buf` from `start` to
- * `end` (callingEach()), or `none` where each is write_()'s own no-op (no
- * write() gave one). Used where nothing observable depends on a callback
- * being there: a joined entry that Node's own uncork() wraps in its
- * closure anyway (joinChunks()), and a tick the addon wrote whole
- * (writeTick(): no process.nextTick() to call no-ops; Node 26.12.1 under
- * callgrind, 8 writes of 64 B on separate ticks under patchEnd: 219,940 ->
- * 214,923 instructions per response, in one pair of runs). A socket
- * write keeps its callback (sendFramed(), a rest handed to the socket):
- * Writable's after-write tick, which emits 'drain' and reports a destroyed
- * socket's errors, comes only for a write given a callback other than its
- * own no-op, and Node's uncork() gives one.
+ * Whether each entry of `buf` (kChunkedBuffer's) has write_()'s own no-op
+ * as its callback: no write() gave one. Where the addon wrote such a tick
+ * whole (writeTick()), nothing observable depends on a callback: the socket
+ * saw no write, and no process.nextTick() is needed to call the no-ops
+ * (Node 26.12.1 under callgrind, 8 writes of 64 B on separate ticks under
+ * patchEnd: 219,940 -> 214,923 instructions per response, in one pair of
+ * runs). A socket write keeps its callback (sendFramed(), a rest handed to
+ * the socket): Writable's after-write tick, which emits 'drain' and reports
+ * a destroyed socket's errors, comes only for a write given a callback
+ * other than its own no-op, and Node's uncork() gives one.
  */
-function entriesCallback(buf, start, end, none) {
-  let i = start + 2;
-  while (i < end && buf[i] === NODE_WRITE_NOP) i += 3;
-  return i < end || NODE_WRITE_NOP === null ? callingEach(buf.slice(start, end)) : none;
+function callsNothing(buf) {
+  if (NODE_WRITE_NOP === null) return false;
+  for (let i = 2; i < buf.length; i += 3) {
+    if (buf[i] !== NODE_WRITE_NOP) return false;
+  }
+  return true;
 }
 
 /**
@@ -417,7 +417,7 @@ function writeEntries(res, socket, bytes, last) {
  */
 function takeEntries(res, whole) {
   const buf = res[kChunkedBuffer];
-  const sent = whole ? entriesCallback(buf, 0, buf.length, undefined) : callingEach(buf.slice());
+  const sent = whole && callsNothing(buf) ? undefined : callingEach(buf.slice());
   buf.length = 0;
   res[kChunkedLength] = 0;
   return sent;

@@ -193,6 +193,14 @@ function detachedResponse() {
   return res;
 }
 
+/** detachedResponse() with a chunked head, as _storeHeader() leaves it, for Node's write_() to find. */
+function detachedChunkedResponse() {
+  const res = detachedResponse();
+  res._header = 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n';
+  res.chunkedEncoding = true;
+  return res;
+}
+
 // Node 26's OutgoingMessage.prototype._isLenientHeaderValidation (an
 // anonymous function: told by its source), null when it is not Node's,
 // undefined on Node 18 to 24, which have none.
@@ -377,10 +385,7 @@ const NODE_COMBINES_CHUNKS = kChunkedBuffer !== undefined;
  */
 function corkOfWrite() {
   if (nodeWrite === null) return null;
-  const res = detachedResponse();
-  // A head, as _storeHeader() leaves it, for write_() to find.
-  res._header = 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n';
-  res.chunkedEncoding = true;
+  const res = detachedChunkedResponse();
   let corked = null;
   const stop = new Error('fast-response: the probe stops at the cork');
   const corking = (what) => () => {
@@ -426,9 +431,7 @@ function collectedWithoutCallback() {
   if (!NODE_COLLECTS_TICK_CHUNKS || nodeWrite === null || kChunkedBuffer === undefined || kCorked === undefined) {
     return null;
   }
-  const res = detachedResponse();
-  res._header = 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n';
-  res.chunkedEncoding = true;
+  const res = detachedChunkedResponse();
   res[kCorked] = 1;
   try {
     nodeWrite.call(res, 'probe', 'latin1');

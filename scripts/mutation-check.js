@@ -547,8 +547,8 @@ const MUTANTS = [
     name: 'collected-callbacks-after-none-dropped',
     what: "a tick's collected write() callbacks are dropped when the tick's first write gave none (Node 24+: no callback goes to the socket where no write gave one)",
     file: 'lib/chunked-buffer.js',
-    from: '  while (i < end && buf[i] === NODE_WRITE_NOP) i += 3;\n',
-    to: '  if (i < end && buf[i] === NODE_WRITE_NOP) i = end;\n',
+    from: '    if (buf[i] !== NODE_WRITE_NOP) return false;\n',
+    to: '    if (buf[i] !== NODE_WRITE_NOP) return false;\n    break;\n',
     suites: ['stream'],
   },
   {

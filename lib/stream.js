@@ -242,51 +242,200 @@ function uncorkCollected(res) {
 
 /**
  * A string chunk of a chunked body: size line, CRLF, the chunk and CRLF as
- * one string, one socket.write() where Node's write_() makes four. The
- * socket counts the same UTF-16 units in writableLength (Node's four
- * strings and Buffers add up to the same count) and writes the same bytes:
- * the size line and CRLFs are ASCII in any of the two encodings; the head,
- * Node's latin1 string, joins them unless its bytes would change in UTF-8.
- * A UTF-8 chunk whose byte length equals its length is ASCII, the same
- * bytes in latin1: it goes as latin1, which the socket's write storage
- * takes as a copy (String::WriteOneByte) instead of a UTF-8 encoding, sized
- * at the bytes instead of three per character. Measured under callgrind
- * (8 writes in one tick, Node 20): about 2 % fewer instructions per
- * response at 64 B and 1 KiB.
+ * one socket write where Node's write_() makes four. The socket counts the
+ * same units in writableLength (Node's four strings and Buffers add up to
+ * the same count) and writes the same bytes: the size line and CRLFs are
+ * ASCII in any of the two encodings; the head, Node's latin1 string, joins
+ * them unless its bytes would change in UTF-8.
+ * A chunk whose UTF-8 length equals its length is ASCII, the same bytes in
+ * latin1: it goes as latin1 (writeLatin1()), which the socket's write
+ * storage takes as a copy (String::WriteOneByte) instead of a UTF-8
+ * encoding, and which a tick's later writes join as bytes.
  */
 function writeFramedString(res, socket, chunk, kind, cb) {
   const bytes = stringBytes(chunk, kind);
-  const latin1 = bytes === chunk.length;
-  const encoding = latin1 ? 'latin1' : 'utf8';
   const size = chunkSize(bytes);
+  const done = callbackOf(cb);
+  const header = res._headerSent ? null : res._header;
+  res._headerSent = true;
+  if (bytes === chunk.length) return writeLatin1(socket, header, size, chunk, done);
   let data;
-  if (res._headerSent) {
+  if (header === null) {
     data = `${size}\r\n${chunk}\r\n`;
+  } else if (isAscii(header)) {
+    data = `${header}${size}\r\n${chunk}\r\n`;
   } else {
-    const header = res._header;
-    res._headerSent = true;
-    if (latin1 || isAscii(header)) {
-      data = `${header}${size}\r\n${chunk}\r\n`;
-    } else {
-      socket.write(`${header}${size}\r\n`, 'latin1');
-      data = `${chunk}\r\n`;
+    writeLatin1(socket, header, size, null, nop);
+    data = `${chunk}\r\n`;
+  }
+  return writeQueued(socket, data, 'utf8', done);
+}
+
+/**
+ * The function a framed string chunk gives the socket: the user's
+ * callback, or Node's no-op where none was given, as Node's write_() gives
+ * its last socket write one (its own no-op): Writable then schedules its
+ * after-write tick, where it emits 'drain' and reports a destroyed
+ * socket's error to the writes queued behind (with Writable's own no-op
+ * or none, both came a tick late: a review found it on Node 20 and 22).
+ */
+function callbackOf(cb) {
+  if (typeof cb !== 'function') return nop;
+  if (!SINGLE_WRITE_CALLBACK_WITHOUT_ARGUMENT) return cb;
+  // `this` as the socket gives it (Node's writev calls each callback on
+  // its queue entry).
+  return function callback(err) {
+    return cb.call(this, err);
+  };
+}
+
+// The realm's byte slab (per realm: each worker_thread loads its own),
+// where a tick's latin1 writes after its first are joined (writeLatin1()):
+// copied in once and queued as one view on it (QueuedBytes). Its bytes are
+// never written twice: a full slab is left to the views that still hold it
+// (the socket's queue, a write in flight) and a new one taken, as
+// Buffer.allocUnsafe() takes from its pool. `slabUsed` is where the next
+// bytes go.
+const SLAB_SIZE = 32 * 1024;
+let slab = null;
+let slabUsed = SLAB_SIZE;
+// A string shorter than this goes into the slab a unit at a time (the size
+// line, CRLF), a longer one with Buffer's latin1Write() (one call into
+// C++, a copy).
+const SHORT_STRING = 16;
+// Buffer's own subclass of Uint8Array (Buffer[Symbol.species]), whose
+// constructor makes a view on the slab without subarray()'s lookups.
+const FastBuffer = typeof Buffer[Symbol.species] === 'function' &&
+  new Buffer[Symbol.species](new ArrayBuffer(1), 0, 1) instanceof Buffer ? Buffer[Symbol.species] : null;
+// The framed latin1 string queued last as a new entry (writeLatin1()) and
+// its parts: while it is `queued`'s chunk, a join copies the parts into
+// the slab as they are, where the string would be flattened first.
+let queuedData = null;
+let queuedHeader = null;
+let queuedSize = '';
+let queuedChunk = null;
+
+/**
+ * `header` (null once the head is sent), the chunk-size line `size`
+ * (hex; '' for CRLF alone), CRLF, then `chunk` (an ASCII string, or null)
+ * and CRLF, to the socket as latin1, with `done`. Every unit is below
+ * 0x100 (the head as Node's _storeHeader() checks it).
+ *
+ * The first such write of a tick queues one latin1 string, as one write
+ * per tick is best sent (from the stack, node::StreamBase::WriteString). A
+ * write that finds that entry (or one it grew) still the socket's last,
+ * with no callback, joins it: the entry becomes bytes of the slab
+ * (QueuedBytes), the earlier parts and these copied in once, and the
+ * tick's writev(2) takes one Buffer where Node's write() queues four
+ * entries per chunk and a joined string would be flattened and copied
+ * twice. Measured under callgrind (benchmark/instructions-stream.js, 8
+ * writes of 1 KiB in one tick, Node 20): see docs/writer.md, "Joined
+ * writes as bytes". What the socket exposes stays as separate writes leave
+ * it (joined()): the bytes and their order, writableLength (a unit per
+ * byte, as the socket counts a latin1 string), write()'s return value and
+ * needDrain, and the callbacks, an entry taking writes only until one
+ * carries a callback.
+ */
+function writeLatin1(socket, header, size, chunk, done) {
+  const units = (header === null ? 0 : header.length) + size.length + 2 + (chunk === null ? 0 : chunk.length + 2);
+  if (JOINS_QUEUED_WRITES && queued !== null) {
+    const state = socket._writableState;
+    const buffered = state.buffered;
+    const last = buffered.length - 1;
+    if (last >= state.bufferedIndex && buffered[last] === queued && queued.callback === nop) {
+      const entry = bytesEntry(units);
+      if (entry !== null) {
+        buffered[last] = entry;
+        queued = entry;
+        slabUsed = entry.end = putFramed(header, size, chunk, entry.end);
+        return joined(state, units, done);
+      }
     }
   }
-  // A function even where none was given, as Node's write_() gives its
-  // last socket write one (its own no-op): Writable then schedules its
-  // after-write tick, where it emits 'drain' and reports a destroyed
-  // socket's error to the writes queued behind (with Writable's own no-op
-  // or none, both came a tick late: a review found it on Node 20 and 22).
-  let done = typeof cb === 'function' ? cb : nop;
-  if (SINGLE_WRITE_CALLBACK_WITHOUT_ARGUMENT && done !== nop) {
-    // `this` as the socket gives it (Node's writev calls each callback on
-    // its queue entry).
-    const given = done;
-    done = function callback(err) {
-      return given.call(this, err);
-    };
+  const data = chunk === null ?
+    (header === null ? `${size}\r\n` : `${header}${size}\r\n`) :
+    (header === null ? `${size}\r\n${chunk}\r\n` : `${header}${size}\r\n${chunk}\r\n`);
+  const ret = writeQueued(socket, data, 'latin1', done);
+  if (queued !== null && queued.chunk === data) {
+    queuedData = data;
+    queuedHeader = header;
+    queuedSize = size;
+    queuedChunk = chunk;
   }
-  return writeQueued(socket, data, encoding, done);
+  return ret;
+}
+
+/**
+ * `queued` as a socket queue entry of bytes with room for `units` more at
+ * its end (the slab's next bytes): itself when it is one, or a QueuedBytes
+ * holding a copy of its latin1 string; null when it can take none (its
+ * chunk read, in another slab, or more than a slab).
+ */
+function bytesEntry(units) {
+  if (queued instanceof QueuedBytes) {
+    if (queued.view === null && queued.slab === slab && queued.end === slabUsed && SLAB_SIZE - slabUsed >= units) {
+      return queued;
+    }
+    return null;
+  }
+  if (queued.encoding !== 'latin1') return null;
+  const data = queued.chunk;
+  if (data.length + units > SLAB_SIZE) return null;
+  if (SLAB_SIZE - slabUsed < data.length + units) {
+    slab = Buffer.allocUnsafeSlow(SLAB_SIZE);
+    slabUsed = 0;
+  }
+  const start = slabUsed;
+  const end = data === queuedData ? putFramed(queuedHeader, queuedSize, queuedChunk, start) : putLatin1(data, start);
+  const entry = new QueuedBytes(slab, start, end);
+  entry.callback = queued.callback;
+  return entry;
+}
+
+/** writeLatin1()'s parts into the slab at `at`; returns their end. */
+function putFramed(header, size, chunk, at) {
+  if (header !== null) at = putLatin1(header, at);
+  at = putLatin1(size, at);
+  slab[at++] = 13;
+  slab[at++] = 10;
+  if (chunk !== null) {
+    at = putLatin1(chunk, at);
+    slab[at++] = 13;
+    slab[at++] = 10;
+  }
+  return at;
+}
+
+/** Copies the latin1 string `text` into the slab at `at`; returns its end. */
+function putLatin1(text, at) {
+  const n = text.length;
+  if (n >= SHORT_STRING) return at + slab.latin1Write(text, at, n);
+  for (let i = 0; i < n; i++) slab[at + i] = text.charCodeAt(i);
+  return at + n;
+}
+
+/**
+ * A socket queue entry of joined bytes: the slab from `start` to `end`.
+ * Its chunk (a Buffer over them) is made when the socket reads it, and
+ * from then on nothing joins it (`view` set).
+ */
+class QueuedBytes {
+  constructor(buffer, start, end) {
+    this.slab = buffer;
+    this.start = start;
+    this.end = end;
+    this.encoding = 'buffer';
+    this.callback = nop;
+    this.view = null;
+  }
+
+  get chunk() {
+    if (this.view === null) {
+      this.view = FastBuffer === null ? this.slab.subarray(this.start, this.end) :
+        new FastBuffer(this.slab.buffer, this.slab.byteOffset + this.start, this.end - this.start);
+    }
+    return this.view;
+  }
 }
 
 /**
@@ -315,19 +464,29 @@ function writeQueued(socket, data, encoding, done) {
   if (queued !== null && last >= state.bufferedIndex && buffered[last] === queued && queued.encoding === encoding &&
       queued.callback === nop && queued.chunk.length + data.length <= JOIN_LIMIT) {
     queued.chunk += data;
-    state.length += data.length;
-    if (done !== nop) {
-      queued.callback = done;
-      state.allNoop = false;
-    }
-    const ret = state.length < state.highWaterMark;
-    if (!ret) state.needDrain = true;
-    return ret;
+    return joined(state, data.length, done);
   }
   const ret = socket.write(data, encoding, done);
   buffered = state.buffered;
   const entry = buffered.length > state.bufferedIndex ? buffered[buffered.length - 1] : null;
   queued = entry !== null && entry.chunk === data ? entry : null;
+  return ret;
+}
+
+/**
+ * What Writable's writeOrBuffer() does for a write it queues, for a write
+ * of `units` that joined `queued`: the socket's length (writableLength)
+ * grows by them, `done` becomes the entry's callback, and write()'s return
+ * value and needDrain follow Writable's rule.
+ */
+function joined(state, units, done) {
+  state.length += units;
+  if (done !== nop) {
+    queued.callback = done;
+    state.allNoop = false;
+  }
+  const ret = state.length < state.highWaterMark;
+  if (!ret) state.needDrain = true;
   return ret;
 }
 
@@ -370,16 +529,12 @@ function uncorkTick(socket) {
  * (writeQueued()).
  */
 function writeFramed(res, socket, chunk, bytes, encoding, cb) {
-  const size = `${chunkSize(bytes)}\r\n`;
-  if (res._headerSent) {
-    writeQueued(socket, size, 'latin1', nop);
-  } else {
-    res._headerSent = true;
-    writeQueued(socket, res._header + size, 'latin1', nop);
-  }
+  const header = res._headerSent ? null : res._header;
+  res._headerSent = true;
+  writeLatin1(socket, header, chunkSize(bytes), null, nop);
   if (encoding === null) socket.write(chunk);
   else socket.write(chunk, encoding);
-  return writeQueued(socket, '\r\n', 'latin1', typeof cb === 'function' ? cb : nop);
+  return writeLatin1(socket, null, '', null, typeof cb === 'function' ? cb : nop);
 }
 
 /**

@@ -426,6 +426,19 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
         assert.ok(returned.some((r) => r.value === false), 'Node\'s write() returned false');
       }));
 
+    // On Node 18 to 22 a tick's ASCII chunks join one socket queue entry of
+    // bytes (lib/stream.js writeBytes()); socket.bytesWritten reads the
+    // queued entries' chunks, which closes the entry: the writes after it
+    // must still all be sent, and counted as Node counts its own.
+    test('socket.bytesWritten read between writes in one tick: Node\'s counts and bytes', () =>
+      writesInOneTick(mode, 6, (ctx, res) => {
+        res.writeHead(200, { 'Content-Type': 'text/plain' });
+        for (let i = 0; i < 6; i++) {
+          ctx.record(`returned ${i}`, writing(ctx, res, `line ${i} `.repeat(20)));
+          if (i % 2 === 1) ctx.record(`bytesWritten ${i}`, res.socket.bytesWritten);
+        }
+      }));
+
     test('string chunks of 16 Ki units and more among small ones in one tick: the chunk as it is, framed around', () =>
       writesInOneTick(mode, 8, (ctx, res) => {
         res.setHeader('Content-Type', 'text/plain; charset=utf-8');
@@ -602,6 +615,49 @@ describe('res.write() under patchEnd: streams piped into the response', () => {
     // (Node 24+: Node's, counted nowhere).
     if (NODE_COLLECTS_TICK_CHUNKS) assert.equal(fast.stats.writes, 0);
     else assert.ok(fast.stats.writes > 0, `chunks written by the package: ${fast.stats.writes}`);
+  });
+});
+
+// Two responses on two connections written in one tick, their writes
+// taking turns: on Node 18 to 22 each socket's ASCII chunks go into the one
+// byte slab of the realm (lib/stream.js frameBytes()), and a write joins
+// its socket's queue entry only where that entry's bytes end where its own
+// begin. Each client must read its own chunks, in order.
+describe('fastResponse.write() to two responses in one tick, the writes taking turns', () => {
+  test('each response carries its own chunks (1 KiB ASCII and a Buffer among them)', async () => {
+    const http = require('node:http');
+    const fastResponse = require('..');
+    const chunk = (name, i) => `${name}${i}:`.padEnd(1024, name);
+    const expected = (name) => Array.from({ length: 6 }, (_, i) => (i === 4 ? `${name}-bytes` : chunk(name, i))).join('');
+    const waiting = [];
+    const server = http.createServer((req, res) => {
+      waiting.push(res);
+      if (waiting.length < 2) return;
+      for (let i = 0; i < 6; i++) {
+        for (const r of waiting) {
+          const name = r.req.url.slice(1);
+          fastResponse.write(r, i === 4 ? Buffer.from(`${name}-bytes`) : chunk(name, i));
+        }
+      }
+      for (const r of waiting) r.end();
+    });
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const fetchBody = (name) => new Promise((resolve, reject) => {
+      http.get({ port: server.address().port, host: '127.0.0.1', path: `/${name}`, agent: false }, (res) => {
+        let body = '';
+        res.setEncoding('latin1');
+        res.on('data', (d) => { body += d; });
+        res.on('end', () => resolve(body));
+        res.on('error', reject);
+      }).on('error', reject);
+    });
+    try {
+      const [a, b] = await Promise.all([fetchBody('a'), fetchBody('b')]);
+      assert.equal(a, expected('a'));
+      assert.equal(b, expected('b'));
+    } finally {
+      server.close();
+    }
   });
 });
 

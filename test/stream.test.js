@@ -434,7 +434,7 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
       writesInOneTick(mode, 6, (ctx, res) => {
         res.writeHead(200, { 'Content-Type': 'text/plain' });
         for (let i = 0; i < 6; i++) {
-          ctx.record(`returned ${i}`, writing(ctx, res, `line ${i} `.repeat(20)));
+          ctx.record(`returned ${i}`, writing(ctx, res, `line ${i} `.repeat(80)));
           if (i % 2 === 1) ctx.record(`bytesWritten ${i}`, res.socket.bytesWritten);
         }
       }));

@@ -518,6 +518,11 @@ function uncorkTick(socket) {
   const lone = queued !== null && state.buffered.length - state.bufferedIndex === 1 &&
     state.buffered[state.bufferedIndex] === queued ? queued : null;
   queued = null;
+  // The tick's last framed string and its parts are no longer joined: not
+  // kept alive until the next write.
+  queuedData = null;
+  queuedHeader = null;
+  queuedChunk = null;
   const handle = socket._handle;
   if (lone === null || state.errored || handle === null || handle === undefined) {
     socket.uncork();

@@ -441,6 +441,29 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
         // Node 24+: the tick's chunks (3.6 KB) go with end()'s writev(2).
       }, undefined, true));
 
+    // On Node 18 to 22 an ASCII chunk of 512 units or more joins the tick's
+    // socket queue entry as bytes (lib/stream.js writeLatin1()); a chunk
+    // past ASCII (its first such unit first or last, a lone surrogate, a
+    // surrogate pair) goes as its own UTF-8 write: the entries must follow
+    // each other in order, each framed with its UTF-8 length, and the ASCII
+    // chunks after one must open a new entry of bytes.
+    test('UTF-8 chunks of 512 units and more in one tick, ASCII and not: Node\'s bytes and counts', () => {
+      const chunks = [
+        'first '.repeat(200), 'ascii '.repeat(100), `\u00e9${'b'.repeat(699)}`, 'c'.repeat(800),
+        ['d'.repeat(512), 'utf8'], `${'e'.repeat(598)}\u00e9\u20ac`, 'f'.repeat(511) + '\ud800',
+        `${'g'.repeat(600)}\ud83d\ude00`, 'h'.repeat(511), 'i'.repeat(4096), `${'j'.repeat(1000)}\u20ac`, 'k'.repeat(513),
+      ];
+      return writesInOneTick(mode, chunks.length, (ctx, res) => {
+        res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+        chunks.forEach((chunk, i) => {
+          const args = Array.isArray(chunk) ? [...chunk] : [chunk];
+          if (i % 5 === 4) args.push(ctx.callback(`written ${i}`));
+          ctx.record(`returned ${i}`, writing(ctx, res, ...args));
+        });
+        ctx.record('socket', { writableLength: res.socket.writableLength, bytesWritten: res.socket.bytesWritten });
+      }, undefined, true);
+    });
+
     test('string chunks of 16 Ki units and more among small ones in one tick: the chunk as it is, framed around', () =>
       writesInOneTick(mode, 8, (ctx, res) => {
         res.setHeader('Content-Type', 'text/plain; charset=utf-8');

@@ -441,6 +441,26 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
         // Node 24+: the tick's chunks (3.6 KB) go with end()'s writev(2).
       }, undefined, true));
 
+    // The package frames write() on a TLS socket too (only end()'s native
+    // write steps aside for TLS): the joined entry, string or bytes, goes
+    // through the TLS socket's writev() as through a TCP socket's.
+    test('TLS (https server): writes in one tick (joined as a string and as bytes) and on later ticks', () =>
+      differential({
+        mode,
+        transport: 'tls',
+        request: get(),
+        handler: (req, res, ctx) => {
+          res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
+          const oneTick = ['small ', 'joined '.repeat(150), Buffer.from('bytes '), 'b'.repeat(700), 'caf\u00e9 ', 'end of tick\n'];
+          oneTick.forEach((chunk, i) => ctx.record(`returned ${i}`, writing(ctx, res, chunk)));
+          return onTicks(ctx, res, 3, (left) => writing(ctx, res, `tick ${left} `.repeat(100), ctx.callback(`written ${left}`)));
+        },
+        // Node 24+: three ticks (the first of onTicks() is the tick of the
+        // writes above), the Buffer Node's; end() is Node's (no native
+        // write on TLS).
+        ...counts(mode, 9, { endFallback: NO_DATA_END, collected: { writes: 3, 'node-combines-chunks': 1 } }),
+      }));
+
     // On Node 18 to 22 an ASCII chunk of 512 units or more joins the tick's
     // socket queue entry as bytes (lib/stream.js writeLatin1()); a chunk
     // past ASCII (its first such unit first or last, a lone surrogate, a

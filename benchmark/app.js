@@ -383,15 +383,17 @@ async function main(argv) {
                   `partial, ${fastTotal.fallback} fallback (${stats.fmt(share * 100, 1)} % fast path), ` +
                   `${fastTotal.writes} res.write() chunks framed` +
                   (reasons.length ? `; fallback reasons: ${reasons.join(', ')}` : ''));
-    if (share < MIN_FAST_SHARE && fastTotal.writes > 0) {
-      // A streamed response (its head sent by its first write) ends with
-      // Node's end(); its write() chunks were the package's (found by a
-      // new-user check: the note below contradicted the framed count).
-      console.error('note: these responses\' end() went to Node\'s own (their head was sent with a res.write()); ' +
-                    'their res.write() chunks, counted above, were framed by the package');
-    } else if (share < MIN_FAST_SHARE) {
-      console.error('note: these responses went to Node\'s own end() (see "How it works, and when it steps aside" ' +
-                    'in the README): register cannot speed them up');
+    if (share < MIN_FAST_SHARE) {
+      if (fastTotal.writes > 0) {
+        // A streamed response (its head sent by its first write) ends with
+        // Node's end(); its write() chunks were the package's (found by a
+        // new-user check: the other note contradicted the framed count).
+        console.error('note: these responses\' end() went to Node\'s own (their head was sent with a res.write()); ' +
+                      'their res.write() chunks, counted above, were framed by the package');
+      } else {
+        console.error('note: these responses went to Node\'s own end() (see "How it works, and when it steps aside" ' +
+                      'in the README): register cannot speed them up');
+      }
     }
   }
   process.stdout.write(`\nNode ${version}, ${label}, GET ${opts.path}: patched = -r fast-response/register, ` +

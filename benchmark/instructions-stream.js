@@ -5,7 +5,8 @@
 // the previous response has ended: no load generator, no timing, so the
 // figure moves less between runs than benchmark/instructions.js's (seconds
 // of wrk load, where the responses served and the garbage collections they
-// cause vary). Streamed responses, or (--app) a framework's app.
+// cause vary). Streamed responses, a lone end(chunk) (--writes 0), or
+// (--app) a framework's app.
 //
 //   node benchmark/instructions-stream.js [--len 64] [--writes 8]
 //        [--tick one|each] [--requests 5000,25000] [--repeat 1]
@@ -21,7 +22,10 @@
 // nothing rendered, framed or validated). Default: write and fastWrite. Each
 // response: writeHead(200, { Content-Type }), `writes` string chunks of
 // `len` bytes (in one tick, or one per tick with setImmediate between),
-// end(). With --app: the app of http/<app>.js (_apps.js) and its `route`
+// end(). With --writes 0: http/patched.js's handler, `res.end(chunk)`
+// alone (Node's implicit head with its Content-Length; `res.fastEnd(chunk)`
+// for fastWrite; no bound), the counterpart of the `patched` and
+// `end-string` rates. With --app: the app of http/<app>.js (_apps.js) and its `route`
 // at `len` bytes, method plain (without the package) or patched (under
 // install({ patchEnd: true }), as `-r fast-response/register`); default
 // both. Per response: (instructions(b) - instructions(a)) / (b - a) of
@@ -68,6 +72,17 @@ function child({ method, len, writes, tick, requests, app, route }) {
   }
   const fast = method === 'fastWrite';
   const chunk = 'x'.repeat(len);
+  if (writes === 0) {
+    // --writes 0: http/patched.js's handler, end(chunk) alone (Node's
+    // implicit head, its Content-Length); the client reads up to the body.
+    if (method === 'bound') throw new Error('--writes 0 has no bound case: use benchmark/instructions.js bound=bound');
+    const server = http.createServer((req, res) => {
+      if (fast) res.fastEnd(chunk);
+      else res.end(chunk);
+    });
+    server.listen(0, '127.0.0.1', () => drive(server.address().port, requests, `\r\n\r\n${chunk}`, () => server.close()));
+    return;
+  }
   const server = http.createServer(method === 'bound' ? streamedBound(chunk, writes, tick) : streamedHandler({
     chunk, writes, tick, headers: { 'Content-Type': 'text/plain' },
     write: fast ? 'fastWrite' : 'write', end: fast ? 'fastEnd' : 'end',
@@ -169,6 +184,11 @@ async function main() {
     if (!known.includes(method)) throw new Error(`unknown method ${method}: one of ${known.join(', ')}`);
   }
   if (!['one', 'each'].includes(values.tick)) throw new Error('--tick: one or each');
+  const writes = Number(values.writes);
+  if (!(Number.isInteger(writes) && writes >= 0)) throw new Error('--writes: a whole number, 0 or more');
+  if (writes === 0 && methods.includes('bound')) {
+    throw new Error('--writes 0 has no bound case: use benchmark/instructions.js bound=bound');
+  }
   if (app !== undefined && appRoute(values.route, Number(values.len)) === null) {
     throw new Error(`--route ${values.route} needs a longer --len`);
   }
@@ -177,10 +197,11 @@ async function main() {
   const jobs = Number(values.jobs);
   if (!(Number.isInteger(repeat) && repeat >= 1)) throw new Error('--repeat: a whole number of runs, 1 or more');
   if (!(Number.isInteger(jobs) && jobs >= 1)) throw new Error('--jobs: a whole number, 1 or more');
-  const config = app === undefined ? { len: Number(values.len), writes: Number(values.writes), tick: values.tick } :
+  const config = app === undefined ? { len: Number(values.len), writes, tick: values.tick } :
     { len: Number(values.len), app, route: values.route };
   console.log(`node ${process.version}, ` +
-              (app === undefined ? `${config.writes} writes of ${config.len} B, tick=${config.tick}, ` :
+              (app === undefined ?
+                (writes === 0 ? `end(chunk) of ${config.len} B, ` : `${writes} writes of ${config.len} B, tick=${config.tick}, `) :
                 `${app} route=${config.route} at ${config.len} B, `) +
               `${a} and ${b} responses on one connection, under callgrind (${path.basename(__filename)})` +
               (repeat > 1 ? `, ${repeat} rounds` : ''));

@@ -1,0 +1,204 @@
+'use strict';
+
+// Where the server's time per HTTP response goes, in microseconds: sampled
+// by perf's cpu-clock (a software event: it needs no hardware counters,
+// which this VM does not have), split into the kernel, JavaScript (the
+// JIT's code, named by --perf-basic-prof), the node binary (V8's builtins
+// and runtime, Node's C++, the addon's crossings), the addon, libc and the
+// rest, and by function. The counterpart of benchmark/instructions.js,
+// which counts user-space instructions only: it says what a path costs in
+// time, kernel included, where callgrind weighs an instruction of a
+// memcpy of 8 KiB as one of a hash lookup and does not see the kernel.
+//
+//   node benchmark/profile.js [--len 64] [--set key=value ...]
+//        [--short 4] [--long 12] [--top 25] file=method[,key=value...] ...
+//
+//   file=method    a case of benchmark/http/ and its method, as in
+//                  instructions.js (e.g. stream=fastWrite,tick=one)
+//   --short, --long  the two run lengths in seconds (default 4 and 12)
+//   --top n        the functions whose time differs most from the first
+//                  case's, or with one case its n costliest (default 25;
+//                  0: none)
+//
+// Each case file runs as one benchmark child (common.js), the server
+// pinned to one CPU and wrk to another as compare.js pins them, under
+// `perf record -e cpu-clock` at one sample per 100 µs of a CPU's time; the
+// samples of the load generator are left out. Like instructions.js, two
+// runs (short and long) and (samples(long) - samples(short)) × 100 µs /
+// (responses(long) - responses(short)): start-up, the warm-up load and the
+// JIT's warm-up cancel. A sampled figure moves between runs (on this VM
+// the kernel's part most: waking the client costs more when it is idle,
+// so a slower server also pays more per response there); run cases
+// interleaved and more than once before reading a difference.
+//
+// Needs perf (Debian: apt-get install linux-perf) and a
+// perf_event_paranoid that lets this user sample (root, or 1 or less).
+
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { parseArgs } = require('node:util');
+
+// One sample per this many nanoseconds of a CPU's time.
+const PERIOD_NS = 100000;
+const MIN_SHORT_S = 2;
+const ADDON = path.join('build', 'Release', 'fast_response.node');
+
+/** The CPUs of common.js's pinning (FAST_RESPONSE_BENCH_CPUS or the first two). */
+function cpus() {
+  const env = process.env.FAST_RESPONSE_BENCH_CPUS;
+  if (env === 'none') return null;
+  const list = env ? env.split(',').map(Number) : [...Array(os.availableParallelism()).keys()];
+  return list.length >= 2 ? list.slice(0, 2) : null;
+}
+
+/** The kind of time a sample's shared object stands for. */
+function bucketOf(dso) {
+  if (dso === '[kernel.kallsyms]' || dso.startsWith('[kernel')) return 'kernel';
+  if (dso.startsWith('[JIT]') || /perf-\d+\.map$/.test(dso)) return 'JavaScript';
+  if (dso.endsWith(ADDON) || dso.endsWith('fast_response.node')) return 'addon';
+  if (path.basename(dso) === path.basename(process.execPath) || dso === process.execPath) return 'node';
+  if (/\blib(c|m|pthread)[.-]/.test(path.basename(dso))) return 'libc';
+  return 'other';
+}
+const BUCKETS = ['kernel', 'JavaScript', 'node', 'addon', 'libc', 'other'];
+
+/**
+ * One run under perf: { responses, buckets: Map, functions: Map } (samples
+ * of the server, by bucket and by function).
+ */
+function sample(file, method, seconds, configs, dir) {
+  const config = new Map();
+  for (const kv of configs) config.set(kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1));
+  config.set('method', method);
+  config.set('duration', String(seconds));
+  const data = path.join(dir, 'perf.data');
+  const pin = cpus();
+  const server = [process.execPath, '--perf-basic-prof', path.join(__dirname, 'http', `${file}.js`),
+    ...[...config].map(([k, v]) => `${k}=${v}`)];
+  const args = ['record', '-q', '-e', 'cpu-clock', '-c', String(PERIOD_NS), '-o', data, '--',
+    ...(pin === null ? server : ['taskset', '-c', String(pin[0]), ...server])];
+  const env = { ...process.env, FAST_RESPONSE_BENCH_CHILD: '1' };
+  if (pin !== null) env.FAST_RESPONSE_BENCH_PIN = pin.join(',');
+  const r = spawnSync('perf', args, { encoding: 'utf8', env, timeout: (seconds + 120) * 1000 });
+  if (r.error) throw new Error(`perf: ${r.error.message} (apt-get install linux-perf)`);
+  const row = r.stdout.split('\n').find((line) => line.startsWith('"node"'));
+  const skipped = /^skipped .*/m.exec(r.stderr);
+  if (r.status === 0 && row === undefined && skipped !== null) throw new Error(skipped[0]);
+  if (r.status !== 0 || row === undefined) {
+    throw new Error(`${file} method=${method} under perf failed:\n${r.stdout.slice(-1000)}${r.stderr.slice(-2000)}`);
+  }
+  const fields = row.split(',');
+  const responses = Math.round(Number(fields[fields.length - 3]) * Number(fields[fields.length - 2]));
+  const script = spawnSync('perf', ['script', '-i', data, '-F', 'comm,pid,ip,sym,dso'],
+                           { encoding: 'utf8', maxBuffer: 1 << 30 });
+  if (script.status !== 0) throw new Error(`perf script failed: ${script.stderr.slice(-1000)}`);
+  const buckets = new Map(BUCKETS.map((b) => [b, 0]));
+  const functions = new Map();
+  const pids = new Set();
+  for (const line of script.stdout.split('\n')) {
+    // "<comm> <pid> <ip> <sym> (<dso>)"; comm may hold spaces (thread names).
+    const m = /^\s*(.*?)\s+(\d+)\s+[0-9a-f]+\s+(.*?)\s*\(([^()]*)\)\s*$/.exec(line);
+    if (m === null) continue;
+    const [, comm, pid, sym, dso] = m;
+    // The load generator (and perf's own taskset) are not the server.
+    if (comm === 'wrk' || comm === 'taskset' || comm === 'perf') continue;
+    pids.add(pid);
+    const bucket = bucketOf(dso);
+    buckets.set(bucket, buckets.get(bucket) + 1);
+    // JIT names carry their code's address; one name per function.
+    const name = `${sym.replace(/ 0x[0-9a-f]+$/, '').replace(/^\[unknown\]$/, `[unknown] ${path.basename(dso)}`)}`;
+    functions.set(name, (functions.get(name) ?? 0) + 1);
+  }
+  for (const pid of pids) fs.rmSync(`/tmp/perf-${pid}.map`, { force: true });
+  fs.rmSync(data, { force: true });
+  return { responses, buckets, functions };
+}
+
+/** Microseconds per response of each key: (long - short) over their responses. */
+function perResponse(a, b, key) {
+  const d = b.responses - a.responses;
+  const out = new Map();
+  for (const k of new Set([...a[key].keys(), ...b[key].keys()])) {
+    out.set(k, ((b[key].get(k) ?? 0) - (a[key].get(k) ?? 0)) * (PERIOD_NS / 1000) / d);
+  }
+  return out;
+}
+
+function main() {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      len: { type: 'string', default: '64' },
+      short: { type: 'string', default: '4' },
+      long: { type: 'string', default: '12' },
+      top: { type: 'string', default: '25' },
+      set: { type: 'string', multiple: true, default: [] },
+    },
+  });
+  const short = Number(values.short);
+  const long = Number(values.long);
+  const top = Number(values.top);
+  if (!(short >= MIN_SHORT_S && long > short)) throw new Error(`--short ${short} --long ${long}: use ${MIN_SHORT_S} <= short < long`);
+  if (!(Number.isInteger(top) && top >= 0)) throw new Error(`--top ${values.top}: a whole number expected`);
+  if (positionals.length === 0) throw new Error('no case: give file=method[,key=value...], e.g. stream=fastWrite,tick=one');
+  for (const s of values.set) {
+    if (!/^[^=,]+=[^,]*$/.test(s)) throw new Error(`--set ${s}: key=value expected`);
+  }
+  const cases = positionals.map((spec) => {
+    const [first, ...own] = spec.split(',');
+    const [file, method] = first.split('=');
+    if (!file || !method || own.some((s) => !/^[^=]+=/.test(s))) {
+      throw new Error(`${spec}: use file=method[,key=value...], e.g. stream=fastWrite,tick=one`);
+    }
+    return { spec, file, method, configs: [`len=${values.len}`, ...values.set, ...own] };
+  });
+  if (cpus() === null) console.error('note: server and wrk are not pinned to different CPUs: figures are unreliable');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fast-response-profile-'));
+  const results = [];
+  try {
+    for (const c of cases) {
+      const a = sample(c.file, c.method, short, c.configs, dir);
+      const b = sample(c.file, c.method, long, c.configs, dir);
+      if (b.responses <= a.responses) throw new Error(`${c.spec}: the long run served no more responses than the short one`);
+      results.push({
+        ...c,
+        rate: (b.responses - a.responses) / (long - short),
+        buckets: perResponse(a, b, 'buckets'),
+        functions: perResponse(a, b, 'functions'),
+      });
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(`node ${process.version}, body ${values.len} bytes, runs of ${short} s and ${long} s, ` +
+              `perf cpu-clock every ${PERIOD_NS / 1000} µs; server CPU µs per response`);
+  const width = Math.max(12, ...results.map((r) => r.spec.length));
+  const cell = (v) => (typeof v === 'number' ? v.toFixed(2) : v).padStart(width);
+  console.log(`${''.padEnd(16)}${results.map((r) => cell(r.spec)).join('  ')}`);
+  for (const b of BUCKETS) console.log(`${b.padEnd(16)}${results.map((r) => cell(r.buckets.get(b))).join('  ')}`);
+  const total = (r) => [...r.buckets.values()].reduce((s, v) => s + v, 0);
+  console.log(`${'total'.padEnd(16)}${results.map((r) => cell(total(r))).join('  ')}`);
+  console.log(`${'responses/s'.padEnd(16)}${results.map((r) => cell(String(Math.round(r.rate)))).join('  ')}`);
+  if (top === 0) return;
+  const [first, ...rest] = results;
+  if (rest.length === 0) {
+    console.log(`\nthe ${top} functions with the most µs/response`);
+    const byTime = [...first.functions].sort((x, y) => y[1] - x[1]);
+    for (const [n, v] of byTime.slice(0, top)) console.log(`${v.toFixed(3).padStart(8)}  ${n.slice(0, 110)}`);
+    return;
+  }
+  for (const r of rest) {
+    console.log(`\n${r.spec} against ${first.spec}: the ${top} functions whose µs/response differ most`);
+    const names = new Set([...first.functions.keys(), ...r.functions.keys()]);
+    const diffs = [...names].map((n) => [n, (r.functions.get(n) ?? 0) - (first.functions.get(n) ?? 0)]);
+    diffs.sort((x, y) => Math.abs(y[1]) - Math.abs(x[1]));
+    for (const [n, d] of diffs.slice(0, top)) {
+      const fmt = (v) => v.toFixed(3).padStart(8);
+      console.log(`${fmt(d)} ${fmt(first.functions.get(n) ?? 0)} ${fmt(r.functions.get(n) ?? 0)}  ${n.slice(0, 110)}`);
+    }
+  }
+}
+
+main();

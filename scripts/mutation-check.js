@@ -351,6 +351,22 @@ const MUTANTS = [
     suites: ['stream'],
   },
   {
+    name: 'stream-utf8-joined-end',
+    what: "an ASCII chunk measured by writing it (joinUtf8()) is left out of the entry's chunk (its bytes lost)",
+    file: 'lib/stream.js',
+    from: '  slabUsed = entry.end = end;\n',
+    to: '  slabUsed = end;\n',
+    suites: ['stream'],
+  },
+  {
+    name: 'stream-utf8-length-as-units',
+    what: "a chunk beyond ASCII measured by writing it (joinUtf8()) is framed with its units for its bytes",
+    file: 'lib/stream.js',
+    from: '  if (bytes !== units) return bytes;\n',
+    to: '  if (bytes !== units) return units;\n',
+    suites: ['stream'],
+  },
+  {
     name: 'stream-large-string-framed',
     what: 'a string chunk of 16 Ki units or more is framed into a copy, as a small one',
     file: 'lib/stream.js',

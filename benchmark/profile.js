@@ -75,7 +75,10 @@ function sample(file, method, seconds, configs, dir) {
   config.set('duration', String(seconds));
   const data = path.join(dir, 'perf.data');
   const pin = cpus();
-  const server = [process.execPath, '--perf-basic-prof', path.join(__dirname, 'http', `${file}.js`),
+  // (--perf-basic-prof turns V8's log on: kept in `dir`, not in the
+  // working directory as isolate-*.log.)
+  const server = [process.execPath, '--perf-basic-prof', '--no-logfile-per-isolate',
+    `--logfile=${path.join(dir, 'v8.log')}`, path.join(__dirname, 'http', `${file}.js`),
     ...[...config].map(([k, v]) => `${k}=${v}`)];
   const args = ['record', '-q', '-e', 'cpu-clock', '-c', String(PERIOD_NS), '-o', data, '--',
     ...(pin === null ? server : ['taskset', '-c', String(pin[0]), ...server])];
@@ -162,6 +165,12 @@ function main() {
       const a = sample(c.file, c.method, short, c.configs, dir);
       const b = sample(c.file, c.method, long, c.configs, dir);
       if (b.responses <= a.responses) throw new Error(`${c.spec}: the long run served no more responses than the short one`);
+      // As instructions.js: a short run still warming up (or a long one
+      // slowed) leaves a difference of too few responses to divide by.
+      if ((b.responses - a.responses) / (long - short) < b.responses / long / 4) {
+        console.error(`warning: ${c.spec}: the long run's last ${long - short} s served under a quarter of its ` +
+                      'mean rate: figures unreliable (a longer --short, or rerun)');
+      }
       results.push({
         ...c,
         rate: (b.responses - a.responses) / (long - short),

@@ -413,6 +413,10 @@ function bytesEntry(units) {
 
 // What the last write joined by joinUtf8() returns (write()'s value).
 let joinedReturn = true;
+// How many more chunks joinUtf8() leaves to Buffer.byteLength() after one
+// it found beyond ASCII (UTF8_MISS_SKIPS), whose UTF-8 it wrote in vain.
+let utf8Skips = 0;
+const UTF8_MISS_SKIPS = 31;
 
 /**
  * A string chunk of a chunked body after the head was sent, of
@@ -424,8 +428,12 @@ let joinedReturn = true;
  * joins a chunk (the same bytes and units). Returns -2 when it joined
  * (write()'s value in joinedReturn), the chunk's UTF-8 length when it is
  * not ASCII (nothing joined: the slab's bytes are dropped), or -1 where it
- * cannot join (no entry to join, the slab too small for the chunk at 3
- * bytes a unit).
+ * cannot join (no entry to join, the slab's free space too small for the
+ * chunk at 3 bytes a unit: a chunk found beyond ASCII must not have taken
+ * a new slab) or leaves the chunk to Buffer.byteLength(): for the
+ * UTF8_MISS_SKIPS chunks after one beyond ASCII, so that text beyond
+ * ASCII pays the vain write (slower than measuring a sequential string)
+ * for one chunk in 32 at most.
  *
  * Why: on Node 18 to 22, Buffer.byteLength() of a string that is not a
  * sequential one (a concatenation, a template's output, a string the
@@ -440,16 +448,23 @@ function joinUtf8(socket, chunk, done) {
   const buffered = state.buffered;
   const last = buffered.length - 1;
   if (last < state.bufferedIndex || buffered[last] !== queued || queued.callback !== nop) return -1;
+  if (utf8Skips !== 0) {
+    utf8Skips--;
+    return -1;
+  }
   const units = chunk.length;
   const size = chunkSize(units);
   const room = size.length + 2 + 3 * units + 2;
-  if (room > SLAB_SIZE) return -1;
+  if ((queued instanceof QueuedBytes ? room : queued.chunk.length + room) > SLAB_SIZE - slabUsed) return -1;
   const entry = bytesEntry(room);
   if (entry === null) return -1;
   const at = entry.end;
   const dataAt = at + size.length + 2;
   const bytes = slab.utf8Write(chunk, dataAt, 3 * units);
-  if (bytes !== units) return bytes;
+  if (bytes !== units) {
+    utf8Skips = UTF8_MISS_SKIPS;
+    return bytes;
+  }
   putFramed(null, size, null, at);
   let end = dataAt + bytes;
   slab[end++] = 13;

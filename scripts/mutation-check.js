@@ -362,8 +362,16 @@ const MUTANTS = [
     name: 'stream-utf8-length-as-units',
     what: "a chunk beyond ASCII measured by writing it (joinUtf8()) is framed with its units for its bytes",
     file: 'lib/stream.js',
-    from: '  if (bytes !== units) return bytes;\n',
-    to: '  if (bytes !== units) return units;\n',
+    from: '    utf8Skips = UTF8_MISS_SKIPS;\n    return bytes;\n',
+    to: '    utf8Skips = UTF8_MISS_SKIPS;\n    return units;\n',
+    suites: ['stream'],
+  },
+  {
+    name: 'stream-utf8-new-slab',
+    what: 'a chunk measured by writing it (joinUtf8()) may take a new slab, left when the chunk is beyond ASCII (a slab per chunk)',
+    file: 'lib/stream.js',
+    from: '  if ((queued instanceof QueuedBytes ? room : queued.chunk.length + room) > SLAB_SIZE - slabUsed) return -1;\n',
+    to: '  if (room > SLAB_SIZE) return -1;\n',
     suites: ['stream'],
   },
   {

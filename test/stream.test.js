@@ -527,6 +527,57 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
       assert.equal(stdout.trim(), String(100 << 20));
     });
 
+    // Node 18 to 22: a chunk of 512 units or more is written into the
+    // byte slab to learn whether it is ASCII (lib/stream.js joinUtf8()).
+    // One found beyond ASCII is dropped from the slab; it must not have
+    // taken a new 32 KiB slab on the way (a review found one per chunk).
+    test('chunks beyond ASCII of 512 units and more on many ticks: no slab taken for a chunk that did not join', {
+      skip: NODE_COLLECTS_TICK_CHUNKS && 'Node 24+: no byte slab (Node collects the chunks)',
+    }, async () => {
+      const api = mode === 'fast' ? 'fastResponse.write(res, c)' :
+        (mode === 'fastEnd' ? 'res.fastWrite(c)' : 'res.write(c)');
+      const install = mode === 'patched' ? '{ patchEnd: true }' : '';
+      const script = `
+        const http = require('node:http');
+        const fastResponse = require(${JSON.stringify(path.join(__dirname, '..'))});
+        fastResponse.install(${install});
+        let slabs = 0;
+        const allocUnsafeSlow = Buffer.allocUnsafeSlow;
+        Buffer.allocUnsafeSlow = (n) => { if (n === 32768) slabs++; return allocUnsafeSlow(n); };
+        const ascii = 'a'.repeat(600);
+        const beyond = '\u00e9'.repeat(10900);
+        const TICKS = 400;
+        const server = http.createServer((req, res) => {
+          res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+          let tick = 0;
+          const next = () => {
+            if (tick === TICKS) return res.end();
+            let c = 'x';
+            ${api};
+            c = tick % 2 === 0 ? ascii : beyond;
+            ${api};
+            tick++;
+            setImmediate(next);
+          };
+          next();
+        }).listen(0, () => {
+          http.get({ port: server.address().port }, (res) => {
+            let bytes = 0;
+            res.on('data', (d) => { bytes += d.length; });
+            res.on('end', () => { console.log(JSON.stringify({ bytes, slabs })); server.close(); });
+          });
+        });`;
+      const { status, stdout, stderr } = await runChild(['-e', script]);
+      assert.equal(status, 0, stderr);
+      const { bytes, slabs } = JSON.parse(stdout);
+      assert.equal(bytes, 400 * 1 + 200 * 600 + 200 * 10900 * 2);
+      // The bytes that can join: each ASCII tick's chunks framed (about
+      // 620), 200 ticks: under 4 slabs; one more where a tick's bytes do
+      // not fit at a slab's end. One slab per chunk beyond ASCII would be 200.
+      const joinable = 200 * (6 + 5 + 600 + 2);
+      assert.ok(slabs <= 2 * Math.ceil(joinable / 32768) + 1, `${slabs} slabs for ${joinable} bytes that can join`);
+    });
+
     // Node 24+ (write() is Node's own there): Node's write() returns
     // false here but emitted no 'drain' within 10 s in either run (the
     // tick's combined chunk went to the kernel at once), so the handler

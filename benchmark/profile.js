@@ -34,7 +34,7 @@
 // Needs perf (Debian: apt-get install linux-perf) and a
 // perf_event_paranoid that lets this user sample (root, or 1 or less).
 
-const { spawnSync } = require('node:child_process');
+const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -64,11 +64,76 @@ function bucketOf(dso) {
 }
 const BUCKETS = ['kernel', 'JavaScript', 'node', 'addon', 'libc', 'other'];
 
+// The runs under perf now going (each its own process group, killed whole
+// on Ctrl-C), and whether Ctrl-C or SIGTERM came.
+const recording = new Set();
+let interrupted = false;
+
+/**
+ * `perf record` with `args`, in a process group of its own (perf, the
+ * server and wrk): { error, stdout, stderr, status, signal } as spawnSync()
+ * gives them; killed after `timeoutMs`.
+ */
+function killGroup(child) {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // (The group is gone already.)
+  }
+}
+
+function record(args, env, timeoutMs) {
+  return new Promise((resolve) => {
+    const child = spawn('perf', args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    recording.add(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d; });
+    child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; });
+    const timer = setTimeout(() => killGroup(child), timeoutMs);
+    const done = (error, status, signal) => {
+      clearTimeout(timer);
+      recording.delete(child);
+      resolve({ error, stdout, stderr, status, signal });
+    };
+    child.on('error', (error) => done(error, null, null));
+    child.on('close', (status, signal) => done(undefined, status, signal));
+  });
+}
+
+/** The pids of /tmp/perf-<pid>.map files (--perf-basic-prof's symbol maps). */
+function perfMaps() {
+  const pids = new Set();
+  for (const name of fs.readdirSync('/tmp')) {
+    const m = /^perf-(\d+)\.map$/.exec(name);
+    if (m !== null) pids.add(m[1]);
+  }
+  return pids;
+}
+
 /**
  * One run under perf: { responses, buckets: Map, functions: Map } (samples
- * of the server, by bucket and by function).
+ * of the server, by bucket and by function). The symbol maps the run's
+ * processes left are removed whether it succeeds or fails (those of
+ * processes still alive, another program's, are left).
  */
-function sample(file, method, seconds, configs, dir) {
+async function sample(file, method, seconds, configs, dir) {
+  const before = perfMaps();
+  try {
+    return await sampleOnce(file, method, seconds, configs, dir);
+  } finally {
+    for (const pid of perfMaps()) {
+      if (before.has(pid)) continue;
+      try {
+        process.kill(Number(pid), 0);
+      } catch {
+        fs.rmSync(`/tmp/perf-${pid}.map`, { force: true });
+      }
+    }
+  }
+}
+
+async function sampleOnce(file, method, seconds, configs, dir) {
   const config = new Map();
   for (const kv of configs) config.set(kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1));
   config.set('method', method);
@@ -84,8 +149,13 @@ function sample(file, method, seconds, configs, dir) {
     ...(pin === null ? server : ['taskset', '-c', String(pin[0]), ...server])];
   const env = { ...process.env, FAST_RESPONSE_BENCH_CHILD: '1' };
   if (pin !== null) env.FAST_RESPONSE_BENCH_PIN = pin.join(',');
-  const r = spawnSync('perf', args, { encoding: 'utf8', env, timeout: (seconds + 120) * 1000 });
+  const r = await record(args, env, (seconds + 120) * 1000);
   if (r.error) throw new Error(`perf: ${r.error.message} (apt-get install linux-perf)`);
+  if (interrupted) throw new Error(`${file} method=${method}: interrupted`);
+  if (/a child runs one configuration/.test(r.stderr + r.stdout)) {
+    throw new Error(`${file}=${method}: give one value for each key that has several in benchmark/http/${file}.js ` +
+                    '(e.g. stream=fastWrite,tick=one), and a key once (not in both --set and the case, nor --len and --set len=)');
+  }
   const row = r.stdout.split('\n').find((line) => line.startsWith('"node"'));
   const skipped = /^skipped .*/m.exec(r.stderr);
   if (r.status === 0 && row === undefined && skipped !== null) throw new Error(skipped[0]);
@@ -99,22 +169,19 @@ function sample(file, method, seconds, configs, dir) {
   if (script.status !== 0) throw new Error(`perf script failed: ${script.stderr.slice(-1000)}`);
   const buckets = new Map(BUCKETS.map((b) => [b, 0]));
   const functions = new Map();
-  const pids = new Set();
   for (const line of script.stdout.split('\n')) {
     // "<comm> <pid> <ip> <sym> (<dso>)"; comm may hold spaces (thread names).
     const m = /^\s*(.*?)\s+(\d+)\s+[0-9a-f]+\s+(.*?)\s*\(([^()]*)\)\s*$/.exec(line);
     if (m === null) continue;
-    const [, comm, pid, sym, dso] = m;
+    const [, comm, , sym, dso] = m;
     // The load generator (and perf's own taskset) are not the server.
     if (comm === 'wrk' || comm === 'taskset' || comm === 'perf') continue;
-    pids.add(pid);
     const bucket = bucketOf(dso);
     buckets.set(bucket, buckets.get(bucket) + 1);
     // JIT names carry their code's address; one name per function.
     const name = `${sym.replace(/ 0x[0-9a-f]+$/, '').replace(/^\[unknown\]$/, `[unknown] ${path.basename(dso)}`)}`;
     functions.set(name, (functions.get(name) ?? 0) + 1);
   }
-  for (const pid of pids) fs.rmSync(`/tmp/perf-${pid}.map`, { force: true });
   fs.rmSync(data, { force: true });
   return { responses, buckets, functions };
 }
@@ -129,7 +196,7 @@ function perResponse(a, b, key) {
   return out;
 }
 
-function main() {
+async function main() {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
     options: {
@@ -143,8 +210,10 @@ function main() {
   const short = Number(values.short);
   const long = Number(values.long);
   const top = Number(values.top);
-  if (!(short >= MIN_SHORT_S && long > short)) throw new Error(`--short ${short} --long ${long}: use ${MIN_SHORT_S} <= short < long`);
-  if (!(Number.isInteger(top) && top >= 0)) throw new Error(`--top ${values.top}: a whole number expected`);
+  if (!(short >= MIN_SHORT_S && long > short)) {
+    throw new Error(`--short ${values.short} --long ${values.long}: seconds, ${MIN_SHORT_S} <= short < long`);
+  }
+  if (!(values.top !== '' && Number.isInteger(top) && top >= 0)) throw new Error(`--top ${values.top}: a whole number expected`);
   if (positionals.length === 0) throw new Error('no case: give file=method[,key=value...], e.g. stream=fastWrite,tick=one');
   for (const s of values.set) {
     if (!/^[^=,]+=[^,]*$/.test(s)) throw new Error(`--set ${s}: key=value expected`);
@@ -158,12 +227,21 @@ function main() {
     return { spec, file, method, configs: [`len=${values.len}`, ...values.set, ...own] };
   });
   if (cpus() === null) console.error('note: server and wrk are not pinned to different CPUs: figures are unreliable');
+  // Ctrl-C (or a SIGTERM): the run under perf is killed, it fails, and
+  // the finally below removes the scratch folder (and sample() the maps).
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.on(signal, () => {
+      interrupted = true;
+      process.exitCode = 130;
+      for (const child of recording) killGroup(child);
+    });
+  }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fast-response-profile-'));
   const results = [];
   try {
     for (const c of cases) {
-      const a = sample(c.file, c.method, short, c.configs, dir);
-      const b = sample(c.file, c.method, long, c.configs, dir);
+      const a = await sample(c.file, c.method, short, c.configs, dir);
+      const b = await sample(c.file, c.method, long, c.configs, dir);
       if (b.responses <= a.responses) throw new Error(`${c.spec}: the long run served no more responses than the short one`);
       // As instructions.js: a short run still warming up (or a long one
       // slowed) leaves a difference of too few responses to divide by.
@@ -184,7 +262,9 @@ function main() {
   console.log(`node ${process.version}, body ${values.len} bytes, runs of ${short} s and ${long} s, ` +
               `perf cpu-clock every ${PERIOD_NS / 1000} µs; server CPU µs per response`);
   const width = Math.max(12, ...results.map((r) => r.spec.length));
-  const cell = (v) => (typeof v === 'number' ? v.toFixed(2) : v).padStart(width);
+  // (A difference under half a hundredth prints as 0.00, not -0.00.)
+  const fixed = (v, digits) => (Math.abs(v) < 0.5 / 10 ** digits ? 0 : v).toFixed(digits);
+  const cell = (v) => (typeof v === 'number' ? fixed(v, 2) : v).padStart(width);
   console.log(`${''.padEnd(16)}${results.map((r) => cell(r.spec)).join('  ')}`);
   for (const b of BUCKETS) console.log(`${b.padEnd(16)}${results.map((r) => cell(r.buckets.get(b))).join('  ')}`);
   const total = (r) => [...r.buckets.values()].reduce((s, v) => s + v, 0);
@@ -195,19 +275,23 @@ function main() {
   if (rest.length === 0) {
     console.log(`\nthe ${top} functions with the most µs/response`);
     const byTime = [...first.functions].sort((x, y) => y[1] - x[1]);
-    for (const [n, v] of byTime.slice(0, top)) console.log(`${v.toFixed(3).padStart(8)}  ${n.slice(0, 110)}`);
+    for (const [n, v] of byTime.slice(0, top)) console.log(`${fixed(v, 3).padStart(8)}  ${n.slice(0, 110)}`);
     return;
   }
   for (const r of rest) {
     console.log(`\n${r.spec} against ${first.spec}: the ${top} functions whose µs/response differ most`);
+    console.log(`${'second-first'.padStart(12)} ${'first'.padStart(8)} ${'second'.padStart(8)}  function`);
     const names = new Set([...first.functions.keys(), ...r.functions.keys()]);
     const diffs = [...names].map((n) => [n, (r.functions.get(n) ?? 0) - (first.functions.get(n) ?? 0)]);
     diffs.sort((x, y) => Math.abs(y[1]) - Math.abs(x[1]));
     for (const [n, d] of diffs.slice(0, top)) {
-      const fmt = (v) => v.toFixed(3).padStart(8);
-      console.log(`${fmt(d)} ${fmt(first.functions.get(n) ?? 0)} ${fmt(r.functions.get(n) ?? 0)}  ${n.slice(0, 110)}`);
+      const fmt = (v) => fixed(v, 3).padStart(8);
+      console.log(`${fixed(d, 3).padStart(12)} ${fmt(first.functions.get(n) ?? 0)} ${fmt(r.functions.get(n) ?? 0)}  ${n.slice(0, 110)}`);
     }
   }
 }
 
-main();
+main().catch((error) => {
+  console.error(`profile.js: ${interrupted ? 'interrupted' : error.message}`);
+  process.exitCode = interrupted ? 130 : 1;
+});

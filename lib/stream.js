@@ -359,12 +359,10 @@ function writeLatin1(socket, header, size, chunk, done) {
   if (JOINS_QUEUED_WRITES && queued !== null &&
       (queued instanceof QueuedBytes || (chunk !== null && chunk.length >= BYTES_JOIN_UNITS))) {
     const state = socket._writableState;
-    const buffered = state.buffered;
-    const last = buffered.length - 1;
-    if (last >= state.bufferedIndex && buffered[last] === queued && queued.callback === nop) {
+    if (queuedLast(state)) {
       const entry = bytesEntry(units);
       if (entry !== null) {
-        buffered[last] = entry;
+        state.buffered[state.buffered.length - 1] = entry;
         queued = entry;
         slabUsed = entry.end = putFramed(header, size, chunk, entry.end);
         return joined(state, units, done);
@@ -382,6 +380,16 @@ function writeLatin1(socket, header, size, chunk, done) {
     queuedChunk = chunk;
   }
   return ret;
+}
+
+/**
+ * Whether `queued` is the last entry of the socket's queue, not yet taken
+ * and with no callback: a write may join it (writeLatin1(), joinUtf8()).
+ */
+function queuedLast(state) {
+  const buffered = state.buffered;
+  const last = buffered.length - 1;
+  return last >= state.bufferedIndex && buffered[last] === queued && queued.callback === nop;
 }
 
 /**
@@ -445,9 +453,7 @@ const UTF8_MISS_SKIPS = 31;
  */
 function joinUtf8(socket, chunk, done) {
   const state = socket._writableState;
-  const buffered = state.buffered;
-  const last = buffered.length - 1;
-  if (last < state.bufferedIndex || buffered[last] !== queued || queued.callback !== nop) return -1;
+  if (!queuedLast(state)) return -1;
   if (utf8Skips !== 0) {
     utf8Skips--;
     return -1;
@@ -470,7 +476,7 @@ function joinUtf8(socket, chunk, done) {
   slab[end++] = 13;
   slab[end++] = 10;
   if (entry !== queued) {
-    buffered[last] = entry;
+    state.buffered[state.buffered.length - 1] = entry;
     queued = entry;
   }
   slabUsed = entry.end = end;

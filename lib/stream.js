@@ -260,7 +260,7 @@ function writeFramedString(res, socket, chunk, kind, cb) {
     // A UTF-8 chunk that may join the tick's bytes: written into the slab
     // as UTF-8, which measures it (joinUtf8()).
     bytes = joinUtf8(socket, chunk, done);
-    if (bytes === -2) return joinedReturn;
+    if (bytes < -1) return bytes === JOINED_TRUE;
   }
   if (bytes < 0) bytes = stringBytes(chunk, kind);
   const size = chunkSize(bytes);
@@ -360,7 +360,7 @@ function writeLatin1(socket, header, size, chunk, done) {
       (queued instanceof QueuedBytes || (chunk !== null && chunk.length >= BYTES_JOIN_UNITS))) {
     const state = socket._writableState;
     if (queuedLast(state)) {
-      const entry = bytesEntry(units);
+      const entry = bytesEntry(units, true);
       if (entry !== null) {
         state.buffered[state.buffered.length - 1] = entry;
         queued = entry;
@@ -395,10 +395,12 @@ function queuedLast(state) {
 /**
  * `queued` as a socket queue entry of bytes with room for `units` more at
  * its end (the slab's next bytes): itself when it is one, or a QueuedBytes
- * holding a copy of its latin1 string; null when it can take none (its
- * chunk read, in another slab, or more than a slab).
+ * holding a copy of its latin1 string, in a new slab where the current
+ * one's free space is short and `mayTakeSlab`; null when it can take none
+ * (its chunk read, in another slab, more than a slab, or a new slab it may
+ * not take).
  */
-function bytesEntry(units) {
+function bytesEntry(units, mayTakeSlab) {
   if (queued instanceof QueuedBytes) {
     if (queued.view === null && queued.slab === slab && queued.end === slabUsed && SLAB_SIZE - slabUsed >= units) {
       return queued;
@@ -409,6 +411,7 @@ function bytesEntry(units) {
   const data = queued.chunk;
   if (data.length + units > SLAB_SIZE) return null;
   if (SLAB_SIZE - slabUsed < data.length + units) {
+    if (!mayTakeSlab) return null;
     slab = Buffer.allocUnsafeSlow(SLAB_SIZE);
     slabUsed = 0;
   }
@@ -419,8 +422,10 @@ function bytesEntry(units) {
   return entry;
 }
 
-// What the last write joined by joinUtf8() returns (write()'s value).
-let joinedReturn = true;
+// joinUtf8()'s results for a chunk it joined: write()'s value true or
+// false.
+const JOINED_TRUE = -2;
+const JOINED_FALSE = -3;
 // How many more chunks joinUtf8() leaves to Buffer.byteLength() after one
 // it found beyond ASCII (UTF8_MISS_SKIPS), whose UTF-8 it wrote in vain.
 let utf8Skips = 0;
@@ -433,15 +438,15 @@ const UTF8_MISS_SKIPS = 31;
  * the chunk is written into the slab as UTF-8 behind room for its size
  * line, and its bytes are its units only where every unit is ASCII: then
  * the size line and CRLFs go around it and it joins as writeLatin1()
- * joins a chunk (the same bytes and units). Returns -2 when it joined
- * (write()'s value in joinedReturn), the chunk's UTF-8 length when it is
- * not ASCII (nothing joined: the slab's bytes are dropped), or -1 where it
- * cannot join (no entry to join, the slab's free space too small for the
- * chunk at 3 bytes a unit: a chunk found beyond ASCII must not have taken
- * a new slab) or leaves the chunk to Buffer.byteLength(): for the
- * UTF8_MISS_SKIPS chunks after one beyond ASCII, so that text beyond
- * ASCII pays the vain write (slower than measuring a sequential string)
- * for one chunk in 32 at most.
+ * joins a chunk (the same bytes and units). Returns JOINED_TRUE or
+ * JOINED_FALSE when it joined (write()'s value true or false), the chunk's
+ * UTF-8 length when it is not ASCII (nothing joined: the slab's bytes are
+ * dropped), or -1 where it cannot join (no entry to join, the slab's free
+ * space too small for the chunk at 3 bytes a unit: a chunk found beyond
+ * ASCII must not have taken a new slab) or leaves the chunk to
+ * Buffer.byteLength(): for the UTF8_MISS_SKIPS chunks after one beyond
+ * ASCII, so that text beyond ASCII pays the vain write (slower than
+ * measuring a sequential string) for one chunk in 32 at most.
  *
  * Why: on Node 18 to 22, Buffer.byteLength() of a string that is not a
  * sequential one (a concatenation, a template's output, a string the
@@ -461,8 +466,7 @@ function joinUtf8(socket, chunk, done) {
   const units = chunk.length;
   const size = chunkSize(units);
   const room = size.length + 2 + 3 * units + 2;
-  if ((queued instanceof QueuedBytes ? room : queued.chunk.length + room) > SLAB_SIZE - slabUsed) return -1;
-  const entry = bytesEntry(room);
+  const entry = bytesEntry(room, false);
   if (entry === null) return -1;
   const at = entry.end;
   const dataAt = at + size.length + 2;
@@ -480,8 +484,7 @@ function joinUtf8(socket, chunk, done) {
     queued = entry;
   }
   slabUsed = entry.end = end;
-  joinedReturn = joined(state, size.length + 2 + units + 2, done);
-  return -2;
+  return joined(state, size.length + 2 + units + 2, done) ? JOINED_TRUE : JOINED_FALSE;
 }
 
 /** writeLatin1()'s parts into the slab at `at`; returns their end. */

@@ -351,6 +351,14 @@ const MUTANTS = [
     suites: ['stream'],
   },
   {
+    name: 'stream-bytes-latin1-as-utf8',
+    what: 'a string copied into the slab (the head, a chunk joined as bytes) is written as UTF-8, not latin1 (a field-value beyond ASCII changes)',
+    file: 'lib/stream.js',
+    from: '  if (n >= SHORT_STRING) return at + slab.latin1Write(text, at, n);\n',
+    to: '  if (n >= SHORT_STRING) return at + slab.utf8Write(text, at, n);\n',
+    suites: ['stream'],
+  },
+  {
     name: 'stream-utf8-joined-end',
     what: "an ASCII chunk measured by writing it (joinUtf8()) is left out of the entry's chunk (its bytes lost)",
     file: 'lib/stream.js',
@@ -370,8 +378,8 @@ const MUTANTS = [
     name: 'stream-utf8-new-slab',
     what: 'a chunk measured by writing it (joinUtf8()) may take a new slab, left when the chunk is beyond ASCII (a slab per chunk)',
     file: 'lib/stream.js',
-    from: '  if ((queued instanceof QueuedBytes ? room : queued.chunk.length + room) > SLAB_SIZE - slabUsed) return -1;\n',
-    to: '  if (room > SLAB_SIZE) return -1;\n',
+    from: '  const entry = bytesEntry(room, false);\n',
+    to: '  const entry = bytesEntry(room, true);\n',
     suites: ['stream'],
   },
   {

@@ -484,6 +484,36 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
       }, undefined, true);
     });
 
+    // On Node 18 to 22 the first write of a tick goes as a latin1 string
+    // (with the head on the first tick: here a latin1 field-value beyond
+    // ASCII), and the tick's next chunk of 512 units or more turns that
+    // entry into bytes of the slab, the head and the first chunk copied in
+    // (lib/stream.js bytesEntry()); a chunk found beyond ASCII takes Node's
+    // framing as its own entry.
+    test('ticks of a first write of 512 units and more, ASCII and not, then one joined, the head beyond ASCII: Node\'s bytes and counts', () => {
+      const ticks = [];
+      for (let i = 0; i < 40; i++) {
+        const first = i % 9 === 8 ? `${'x'.repeat(600 + i)}\u00e9` : String.fromCharCode(97 + (i % 26)).repeat(512 + 37 * i);
+        ticks.push(i % 3 === 2 ? [first] : [first, i % 3 === 0 ? 'y'.repeat(700) : `small ${i}`]);
+      }
+      return differential({
+        mode,
+        request: get(),
+        handler: (req, res, ctx) => {
+          res.setHeader('X-Name', 'caf\u00e9');
+          res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+          return onTicks(ctx, res, ticks.length, (left) => {
+            const i = ticks.length - left;
+            ticks[i].forEach((chunk, j) => {
+              const args = j === 0 && i % 4 === 1 ? [chunk, ctx.callback(`written ${i}`)] : [chunk];
+              ctx.record(`returned ${i}.${j}`, writing(ctx, res, ...args));
+            });
+          });
+        },
+        ...counts(mode, ticks.flat().length, { nativeEnd: true, endFallback: NO_DATA_END, collected: { writes: ticks.length } }),
+      });
+    });
+
     test('string chunks of 16 Ki units and more among small ones in one tick: the chunk as it is, framed around', () =>
       writesInOneTick(mode, 8, (ctx, res) => {
         res.setHeader('Content-Type', 'text/plain; charset=utf-8');

@@ -11,7 +11,8 @@
 // memcpy of 8 KiB as one of a hash lookup and does not see the kernel.
 //
 //   node benchmark/profile.js [--len 64] [--set key=value ...]
-//        [--short 4] [--long 12] [--top 25] file=method[,key=value...] ...
+//        [--short 4] [--long 12] [--top 25] [--stack name]
+//        file=method[,key=value...] ...
 //
 //   file=method    a case of benchmark/http/ and its method, as in
 //                  instructions.js (e.g. stream=fastWrite,tick=one)
@@ -19,6 +20,13 @@
 //   --top n        the functions whose time differs most from the first
 //                  case's, or with one case its n costliest (default 25;
 //                  0: none)
+//   --stack name   also record call stacks (perf record -g) and, for the
+//                  samples with a frame whose function's name contains
+//                  `name` (e.g. joinUtf8, Builtins_KeyedLoadIC_Megamorphic),
+//                  print their time per response, the functions that ran
+//                  beneath that frame (the samples' leaves) and the first
+//                  JavaScript function above it (who called it), each the
+//                  `--top` largest (at least 10)
 //
 // Each case file runs as one benchmark child (common.js), the server
 // pinned to one CPU and wrk to another as compare.js pins them, under
@@ -34,10 +42,11 @@
 // Needs perf (Debian: apt-get install linux-perf) and a
 // perf_event_paranoid that lets this user sample (root, or 1 or less).
 
-const { spawn, spawnSync } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const readline = require('node:readline');
 const { parseArgs } = require('node:util');
 
 // One sample per this many nanoseconds of a CPU's time.
@@ -112,15 +121,17 @@ function perfMaps() {
 }
 
 /**
- * One run under perf: { responses, buckets: Map, functions: Map } (samples
- * of the server, by bucket and by function). The symbol maps the run's
+ * One run under perf: { responses, buckets: Map, functions: Map, stack:
+ * { total, beneath, callers } } (samples of the server, by bucket and by
+ * function; with `stack`, a function name, those with a frame of it: all,
+ * by leaf and by first JavaScript caller). The symbol maps the run's
  * processes left are removed whether it succeeds or fails (those of
  * processes still alive, another program's, are left).
  */
-async function sample(file, method, seconds, configs, dir) {
+async function sample(file, method, seconds, configs, dir, stack) {
   const before = perfMaps();
   try {
-    return await sampleOnce(file, method, seconds, configs, dir);
+    return await sampleOnce(file, method, seconds, configs, dir, stack);
   } finally {
     for (const pid of perfMaps()) {
       if (before.has(pid)) continue;
@@ -133,7 +144,7 @@ async function sample(file, method, seconds, configs, dir) {
   }
 }
 
-async function sampleOnce(file, method, seconds, configs, dir) {
+async function sampleOnce(file, method, seconds, configs, dir, stack) {
   const config = new Map();
   for (const kv of configs) config.set(kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1));
   config.set('method', method);
@@ -145,7 +156,7 @@ async function sampleOnce(file, method, seconds, configs, dir) {
   const server = [process.execPath, '--perf-basic-prof', '--no-logfile-per-isolate',
     `--logfile=${path.join(dir, 'v8.log')}`, path.join(__dirname, 'http', `${file}.js`),
     ...[...config].map(([k, v]) => `${k}=${v}`)];
-  const args = ['record', '-q', '-e', 'cpu-clock', '-c', String(PERIOD_NS), '-o', data, '--',
+  const args = ['record', '-q', ...(stack === null ? [] : ['-g']), '-e', 'cpu-clock', '-c', String(PERIOD_NS), '-o', data, '--',
     ...(pin === null ? server : ['taskset', '-c', String(pin[0]), ...server])];
   const env = { ...process.env, FAST_RESPONSE_BENCH_CHILD: '1' };
   if (pin !== null) env.FAST_RESPONSE_BENCH_PIN = pin.join(',');
@@ -164,26 +175,77 @@ async function sampleOnce(file, method, seconds, configs, dir) {
   }
   const fields = row.split(',');
   const responses = Math.round(Number(fields[fields.length - 3]) * Number(fields[fields.length - 2]));
-  const script = spawnSync('perf', ['script', '-i', data, '-F', 'comm,pid,ip,sym,dso'],
-                           { encoding: 'utf8', maxBuffer: 1 << 30 });
-  if (script.status !== 0) throw new Error(`perf script failed: ${script.stderr.slice(-1000)}`);
+  const out = { responses, ...(await readSamples(data, stack)) };
+  fs.rmSync(data, { force: true });
+  return out;
+}
+
+/** A frame's function as the tables name it: JIT names carry their code's address; one name per function. */
+function functionName(sym, dso) {
+  return sym.replace(/ 0x[0-9a-f]+$/, '').replace(/^\[unknown\]$/, `[unknown] ${path.basename(dso)}`);
+}
+
+/**
+ * The samples of perf.data `data`, read from `perf script` as it prints
+ * them (with call stacks there are millions of lines): { buckets,
+ * functions, stack } as sample() returns them.
+ */
+async function readSamples(data, stack) {
   const buckets = new Map(BUCKETS.map((b) => [b, 0]));
   const functions = new Map();
-  for (const line of script.stdout.split('\n')) {
-    // "<comm> <pid> <ip> <sym> (<dso>)"; comm may hold spaces (thread names).
-    const m = /^\s*(.*?)\s+(\d+)\s+[0-9a-f]+\s+(.*?)\s*\(([^()]*)\)\s*$/.exec(line);
-    if (m === null) continue;
-    const [, comm, , sym, dso] = m;
-    // The load generator (and perf's own taskset) are not the server.
-    if (comm === 'wrk' || comm === 'taskset' || comm === 'perf') continue;
-    const bucket = bucketOf(dso);
-    buckets.set(bucket, buckets.get(bucket) + 1);
-    // JIT names carry their code's address; one name per function.
-    const name = `${sym.replace(/ 0x[0-9a-f]+$/, '').replace(/^\[unknown\]$/, `[unknown] ${path.basename(dso)}`)}`;
-    functions.set(name, (functions.get(name) ?? 0) + 1);
+  const inStack = { total: new Map([['total', 0]]), beneath: new Map(), callers: new Map() };
+  const add = (map, key) => map.set(key, (map.get(key) ?? 0) + 1);
+  // One sample: its leaf's bucket and function; with `stack`, its frames,
+  // leaf first ({ name, bucket }).
+  const count = (frames) => {
+    const leaf = frames[0];
+    add(buckets, leaf.bucket);
+    add(functions, leaf.name);
+    if (stack === null) return;
+    const at = frames.findIndex((f) => f.name.includes(stack));
+    if (at === -1) return;
+    add(inStack.total, 'total');
+    add(inStack.beneath, at === 0 ? '(the function itself)' : leaf.name);
+    const caller = frames.slice(at + 1).find((f) => f.bucket === 'JavaScript');
+    add(inStack.callers, caller === undefined ? '(no JavaScript caller)' : caller.name);
+  };
+  const script = spawn('perf', ['script', '-i', data, '-F', 'comm,pid,ip,sym,dso'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  script.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; });
+  const closed = new Promise((resolve) => script.on('close', resolve));
+  // The load generator (and perf's own taskset) are not the server.
+  const ignored = (comm) => comm === 'wrk' || comm === 'taskset' || comm === 'perf';
+  let comm = null;
+  let frames = [];
+  const lines = readline.createInterface({ input: script.stdout, crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (stack === null) {
+      // "<comm> <pid> <ip> <sym> (<dso>)"; comm may hold spaces (thread names).
+      const m = /^\s*(.*?)\s+(\d+)\s+[0-9a-f]+\s+(.*?)\s*\(([^()]*)\)\s*$/.exec(line);
+      if (m === null || ignored(m[1])) continue;
+      count([{ name: functionName(m[3], m[4]), bucket: bucketOf(m[4]) }]);
+      continue;
+    }
+    // With -g: "<comm> <pid>", then a line per frame ("\t<ip> <sym> (<dso>)",
+    // leaf first), then an empty line.
+    if (line.trim() === '') {
+      if (comm !== null && frames.length > 0 && !ignored(comm)) count(frames);
+      comm = null;
+      frames = [];
+      continue;
+    }
+    if (/^\s/.test(line)) {
+      const m = /^\s*[0-9a-f]+\s+(.*?)\s*\(([^()]*)\)\s*$/.exec(line);
+      if (m !== null) frames.push({ name: functionName(m[1], m[2]), bucket: bucketOf(m[2]) });
+      continue;
+    }
+    const m = /^\s*(.*?)\s+(\d+)\s*$/.exec(line);
+    comm = m === null ? line.trim() : m[1];
   }
-  fs.rmSync(data, { force: true });
-  return { responses, buckets, functions };
+  if (comm !== null && frames.length > 0 && !ignored(comm)) count(frames);
+  const status = await closed;
+  if (status !== 0) throw new Error(`perf script failed: ${stderr.slice(-1000)}`);
+  return { buckets, functions, stack: inStack };
 }
 
 /** Microseconds per response of each key: (long - short) over their responses. */
@@ -205,8 +267,11 @@ async function main() {
       long: { type: 'string', default: '12' },
       top: { type: 'string', default: '25' },
       set: { type: 'string', multiple: true, default: [] },
+      stack: { type: 'string' },
     },
   });
+  const stack = values.stack ?? null;
+  if (stack === '') throw new Error('--stack: a function name (or part of one) expected');
   const short = Number(values.short);
   const long = Number(values.long);
   const top = Number(values.top);
@@ -240,8 +305,8 @@ async function main() {
   const results = [];
   try {
     for (const c of cases) {
-      const a = await sample(c.file, c.method, short, c.configs, dir);
-      const b = await sample(c.file, c.method, long, c.configs, dir);
+      const a = await sample(c.file, c.method, short, c.configs, dir, stack);
+      const b = await sample(c.file, c.method, long, c.configs, dir, stack);
       if (b.responses <= a.responses) throw new Error(`${c.spec}: the long run served no more responses than the short one`);
       // As instructions.js: a short run still warming up (or a long one
       // slowed) leaves a difference of too few responses to divide by.
@@ -254,6 +319,8 @@ async function main() {
         rate: (b.responses - a.responses) / (long - short),
         buckets: perResponse(a, b, 'buckets'),
         functions: perResponse(a, b, 'functions'),
+        stack: stack === null ? null : Object.fromEntries(['total', 'beneath', 'callers'].map((k) =>
+          [k, perResponse({ responses: a.responses, ...a.stack }, { responses: b.responses, ...b.stack }, k)])),
       });
     }
   } finally {
@@ -270,6 +337,7 @@ async function main() {
   const total = (r) => [...r.buckets.values()].reduce((s, v) => s + v, 0);
   console.log(`${'total'.padEnd(16)}${results.map((r) => cell(total(r))).join('  ')}`);
   console.log(`${'responses/s'.padEnd(16)}${results.map((r) => cell(String(Math.round(r.rate)))).join('  ')}`);
+  if (stack !== null) printStack(results, stack, Math.max(top, 10), fixed);
   if (top === 0) return;
   const [first, ...rest] = results;
   if (rest.length === 0) {
@@ -287,6 +355,23 @@ async function main() {
     for (const [n, d] of diffs.slice(0, top)) {
       const fmt = (v) => fixed(v, 3).padStart(8);
       console.log(`${fixed(d, 3).padStart(12)} ${fmt(first.functions.get(n) ?? 0)} ${fmt(r.functions.get(n) ?? 0)}  ${n.slice(0, 110)}`);
+    }
+  }
+}
+
+/**
+ * --stack: each case's time per response in samples with a frame of
+ * `stack`, the leaves beneath it and its first JavaScript callers.
+ */
+function printStack(results, stack, top, fixed) {
+  for (const r of results) {
+    console.log(`\n${r.spec}: samples with a frame of a function named *${stack}*: ` +
+                `${fixed(r.stack.total.get('total') ?? 0, 3)} µs/response`);
+    for (const [key, heading] of [['beneath', 'beneath it (the function running)'],
+      ['callers', 'its first JavaScript caller']]) {
+      console.log(`  ${heading}:`);
+      const byTime = [...r.stack[key]].filter(([, v]) => v >= 0.0005).sort((x, y) => y[1] - x[1]);
+      for (const [n, v] of byTime.slice(0, top)) console.log(`${fixed(v, 3).padStart(10)}  ${n.slice(0, 110)}`);
     }
   }
 }

@@ -4,7 +4,7 @@
 // Node 18, 22, 24 and 26 that `node scripts/node-versions.js` installed
 // (.ci/run installs all four: the differential suites run on Node 18 to 26,
 // where res.write() and res.uncork() take different paths); then the
-// GoogleTest suite of src/head (test/native/). Exits non-zero when any part
+// GoogleTest suite of src/ (test/native/). Exits non-zero when any part
 // fails.
 //
 // Environment:
@@ -80,7 +80,7 @@ for (const node of nodes()) {
 if (process.env.FAST_RESPONSE_NATIVE !== 'skip' &&
     fs.existsSync(path.join(__dirname, 'native', 'run.js'))) {
   ok = run(process.execPath, [path.join(__dirname, 'native', 'run.js')],
-           'GoogleTest suite of src/head') && ok;
+           'GoogleTest suite of src/ (test/native/: head, message, writer, layout, socket_write)') && ok;
 }
 console.log(ok ? '\nall suites passed' : '\nsome suites FAILED');
 process.exit(ok ? 0 : 1);

@@ -73,8 +73,9 @@ function bucketOf(dso) {
 }
 const BUCKETS = ['kernel', 'JavaScript', 'node', 'addon', 'libc', 'other'];
 
-// The runs under perf now going (each its own process group, killed whole
-// on Ctrl-C), and whether Ctrl-C or SIGTERM came.
+// The perf processes now going (`perf record` and `perf script`, each its
+// own process group, killed whole on Ctrl-C), and whether Ctrl-C or
+// SIGTERM came.
 const recording = new Set();
 let interrupted = false;
 
@@ -121,6 +122,25 @@ function perfMaps() {
 }
 
 /**
+ * Whether process `pid` runs: a zombie does not (a server killed on
+ * Ctrl-C whose parent, perf, died too waits for init to reap it, and
+ * kill(pid, 0) still succeeds on it: a review found its map left behind).
+ */
+function alive(pid) {
+  try {
+    process.kill(Number(pid), 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/**
  * One run under perf: { responses, buckets: Map, functions: Map, stack:
  * { total, beneath, callers } } (samples of the server, by bucket and by
  * function; with `stack`, a function name, those with a frame of it: all,
@@ -134,17 +154,13 @@ async function sample(file, method, seconds, configs, dir, stack) {
     return await sampleOnce(file, method, seconds, configs, dir, stack);
   } finally {
     for (const pid of perfMaps()) {
-      if (before.has(pid)) continue;
-      try {
-        process.kill(Number(pid), 0);
-      } catch {
-        fs.rmSync(`/tmp/perf-${pid}.map`, { force: true });
-      }
+      if (!before.has(pid) && !alive(pid)) fs.rmSync(`/tmp/perf-${pid}.map`, { force: true });
     }
   }
 }
 
 async function sampleOnce(file, method, seconds, configs, dir, stack) {
+  if (interrupted) throw new Error(`${file} method=${method}: interrupted`);
   const config = new Map();
   for (const kv of configs) config.set(kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1));
   config.set('method', method);
@@ -153,7 +169,11 @@ async function sampleOnce(file, method, seconds, configs, dir, stack) {
   const pin = cpus();
   // (--perf-basic-prof turns V8's log on: kept in `dir`, not in the
   // working directory as isolate-*.log.)
-  const server = [process.execPath, '--perf-basic-prof', '--no-logfile-per-isolate',
+  // (With stacks, interpreted functions get frames of their own too: one
+  // running in the interpreter would show as its trampoline, and its
+  // caller as the JIT function above it.)
+  const server = [process.execPath, '--perf-basic-prof', ...(stack === null ? [] : ['--interpreted-frames-native-stack']),
+    '--no-logfile-per-isolate',
     `--logfile=${path.join(dir, 'v8.log')}`, path.join(__dirname, 'http', `${file}.js`),
     ...[...config].map(([k, v]) => `${k}=${v}`)];
   const args = ['record', '-q', ...(stack === null ? [] : ['-g']), '-e', 'cpu-clock', '-c', String(PERIOD_NS), '-o', data, '--',
@@ -209,7 +229,12 @@ async function readSamples(data, stack) {
     const caller = frames.slice(at + 1).find((f) => f.bucket === 'JavaScript');
     add(inStack.callers, caller === undefined ? '(no JavaScript caller)' : caller.name);
   };
-  const script = spawn('perf', ['script', '-i', data, '-F', 'comm,pid,ip,sym,dso'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // (Its own process group, killed on Ctrl-C with the recordings; perf
+  // script would catch a terminal's SIGINT itself and end early, as if
+  // done.)
+  const script = spawn('perf', ['script', '-i', data, '-F', 'comm,pid,ip,sym,dso'],
+                       { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  recording.add(script);
   let stderr = '';
   script.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; });
   const closed = new Promise((resolve) => script.on('close', resolve));
@@ -244,6 +269,8 @@ async function readSamples(data, stack) {
   }
   if (comm !== null && frames.length > 0 && !ignored(comm)) count(frames);
   const status = await closed;
+  recording.delete(script);
+  if (interrupted) throw new Error('perf script: interrupted');
   if (status !== 0) throw new Error(`perf script failed: ${stderr.slice(-1000)}`);
   return { buckets, functions, stack: inStack };
 }

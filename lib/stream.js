@@ -384,7 +384,8 @@ function writeLatin1(socket, header, size, chunk, done) {
 
 /**
  * Whether `queued` is the last entry of the socket's queue, not yet taken
- * and with no callback: a write may join it (writeLatin1(), joinUtf8()).
+ * and with no callback: a write may join it (writeLatin1(), joinUtf8(),
+ * writeQueued()).
  */
 function queuedLast(state) {
   const buffered = state.buffered;
@@ -554,15 +555,14 @@ class QueuedBytes {
 function writeQueued(socket, data, encoding, done) {
   if (!JOINS_QUEUED_WRITES) return socket.write(data, encoding, done);
   const state = socket._writableState;
-  let buffered = state.buffered;
-  const last = buffered.length - 1;
-  if (queued !== null && last >= state.bufferedIndex && buffered[last] === queued && queued.encoding === encoding &&
-      queued.callback === nop && queued.chunk.length + data.length <= JOIN_LIMIT) {
+  // (The encoding first: a QueuedBytes entry's chunk is not read.)
+  if (queued !== null && queuedLast(state) && queued.encoding === encoding &&
+      queued.chunk.length + data.length <= JOIN_LIMIT) {
     queued.chunk += data;
     return joined(state, data.length, done);
   }
   const ret = socket.write(data, encoding, done);
-  buffered = state.buffered;
+  const buffered = state.buffered;
   const entry = buffered.length > state.bufferedIndex ? buffered[buffered.length - 1] : null;
   queued = entry !== null && entry.chunk === data ? entry : null;
   return ret;

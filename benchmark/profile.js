@@ -79,11 +79,7 @@ const BUCKETS = ['kernel', 'JavaScript', 'node', 'addon', 'libc', 'other'];
 const recording = new Set();
 let interrupted = false;
 
-/**
- * `perf record` with `args`, in a process group of its own (perf, the
- * server and wrk): { error, stdout, stderr, status, signal } as spawnSync()
- * gives them; killed after `timeoutMs`.
- */
+/** Kills `child`'s process group (perf and what it runs). */
 function killGroup(child) {
   try {
     if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
@@ -92,23 +88,40 @@ function killGroup(child) {
   }
 }
 
-function record(args, env, timeoutMs) {
-  return new Promise((resolve) => {
-    const child = spawn('perf', args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    recording.add(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d; });
-    child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; });
-    const timer = setTimeout(() => killGroup(child), timeoutMs);
+/**
+ * `perf` with `args`, in a process group of its own (perf, and for a
+ * recording the server and wrk), in `recording` until it ends: { child,
+ * closed }, closed a promise of { error, stderr, status, signal } as
+ * spawnSync() gives them. Its stdout is the caller's to read.
+ */
+function perf(args, env = process.env) {
+  const child = spawn('perf', args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  recording.add(child);
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; });
+  const closed = new Promise((resolve) => {
     const done = (error, status, signal) => {
-      clearTimeout(timer);
       recording.delete(child);
-      resolve({ error, stdout, stderr, status, signal });
+      resolve({ error, stderr, status, signal });
     };
     child.on('error', (error) => done(error, null, null));
     child.on('close', (status, signal) => done(undefined, status, signal));
   });
+  return { child, closed };
+}
+
+/**
+ * `perf record` with `args`: { error, stdout, stderr, status, signal } as
+ * spawnSync() gives them; killed after `timeoutMs`.
+ */
+async function record(args, env, timeoutMs) {
+  const { child, closed } = perf(args, env);
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d; });
+  const timer = setTimeout(() => killGroup(child), timeoutMs);
+  const r = await closed;
+  clearTimeout(timer);
+  return { ...r, stdout };
 }
 
 /** The pids of /tmp/perf-<pid>.map files (--perf-basic-prof's symbol maps). */
@@ -133,8 +146,9 @@ function alive(pid) {
     return false;
   }
   try {
+    // "<pid> (<comm>) <state> ...": comm may hold spaces and parentheses.
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+    return stat[stat.lastIndexOf(')') + 2] !== 'Z';
   } catch {
     return false;
   }
@@ -232,12 +246,7 @@ async function readSamples(data, stack) {
   // (Its own process group, killed on Ctrl-C with the recordings; perf
   // script would catch a terminal's SIGINT itself and end early, as if
   // done.)
-  const script = spawn('perf', ['script', '-i', data, '-F', 'comm,pid,ip,sym,dso'],
-                       { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  recording.add(script);
-  let stderr = '';
-  script.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; });
-  const closed = new Promise((resolve) => script.on('close', resolve));
+  const { child: script, closed } = perf(['script', '-i', data, '-F', 'comm,pid,ip,sym,dso']);
   // The load generator (and perf's own taskset) are not the server.
   const ignored = (comm) => comm === 'wrk' || comm === 'taskset' || comm === 'perf';
   let comm = null;
@@ -268,11 +277,15 @@ async function readSamples(data, stack) {
     comm = m === null ? line.trim() : m[1];
   }
   if (comm !== null && frames.length > 0 && !ignored(comm)) count(frames);
-  const status = await closed;
-  recording.delete(script);
+  const { error, stderr, status } = await closed;
   if (interrupted) throw new Error('perf script: interrupted');
-  if (status !== 0) throw new Error(`perf script failed: ${stderr.slice(-1000)}`);
+  if (error || status !== 0) throw new Error(`perf script failed: ${error ? error.message : stderr.slice(-1000)}`);
   return { buckets, functions, stack: inStack };
+}
+
+/** `v` with `digits` decimals; a figure that rounds to zero prints as 0.00, not -0.00. */
+function fixed(v, digits) {
+  return (Math.abs(v) < 0.5 / 10 ** digits ? 0 : v).toFixed(digits);
 }
 
 /** Microseconds per response of each key: (long - short) over their responses. */
@@ -356,15 +369,13 @@ async function main() {
   console.log(`node ${process.version}, body ${values.len} bytes, runs of ${short} s and ${long} s, ` +
               `perf cpu-clock every ${PERIOD_NS / 1000} µs; server CPU µs per response`);
   const width = Math.max(12, ...results.map((r) => r.spec.length));
-  // (A difference under half a hundredth prints as 0.00, not -0.00.)
-  const fixed = (v, digits) => (Math.abs(v) < 0.5 / 10 ** digits ? 0 : v).toFixed(digits);
   const cell = (v) => (typeof v === 'number' ? fixed(v, 2) : v).padStart(width);
   console.log(`${''.padEnd(16)}${results.map((r) => cell(r.spec)).join('  ')}`);
   for (const b of BUCKETS) console.log(`${b.padEnd(16)}${results.map((r) => cell(r.buckets.get(b))).join('  ')}`);
   const total = (r) => [...r.buckets.values()].reduce((s, v) => s + v, 0);
   console.log(`${'total'.padEnd(16)}${results.map((r) => cell(total(r))).join('  ')}`);
   console.log(`${'responses/s'.padEnd(16)}${results.map((r) => cell(String(Math.round(r.rate)))).join('  ')}`);
-  if (stack !== null) printStack(results, stack, Math.max(top, 10), fixed);
+  if (stack !== null) printStack(results, stack, Math.max(top, 10));
   if (top === 0) return;
   const [first, ...rest] = results;
   if (rest.length === 0) {
@@ -390,7 +401,7 @@ async function main() {
  * --stack: each case's time per response in samples with a frame of
  * `stack`, the leaves beneath it and its first JavaScript callers.
  */
-function printStack(results, stack, top, fixed) {
+function printStack(results, stack, top) {
   for (const r of results) {
     console.log(`\n${r.spec}: samples with a frame of a function named *${stack}*: ` +
                 `${fixed(r.stack.total.get('total') ?? 0, 3)} µs/response`);

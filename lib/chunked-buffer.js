@@ -18,8 +18,9 @@
 // line, the entries (strings of one encoding class, Buffers) and the CRLF
 // (and from end() the last chunk) go to the kernel with one writev(2) of
 // the addon, copied into its buffer (writeEntries(), up to
-// MAX_WRITTEN_BYTES), and Node's uncork() (or end()) runs with nothing
-// left to send. Measured: see docs/writer.md, "the tick's chunks written
+// MAX_WRITTEN_BYTES; strings all written as latin1 go joined, as one
+// string: one Node-API read, not four calls an entry), and Node's uncork()
+// (or end()) runs with nothing left to send. Measured: see docs/writer.md, "the tick's chunks written
 // by the addon".
 //
 // Framed (Node 24 and later, sendFramed(), where the addon does not take
@@ -62,7 +63,7 @@ const { complete, settle } = require('./complete');
 const { countUncork } = require('./stats');
 
 const {
-  ARG_FD, ARG_WRITER, ARG_BODY_FLAGS, ARG_BODY_BYTES, ARG_HEAD_UNITS, RESULT_WRITTEN, RESULT_REMAINING,
+  ARG_FD, ARG_WRITER, ARG_BODY_FLAGS, ARG_BODY_BYTES, ARG_BODY_UNITS, ARG_HEAD_UNITS, RESULT_WRITTEN, RESULT_REMAINING,
   BODY_UTF8, BODY_LATIN1, CHUNKED,
 } = layout;
 
@@ -371,6 +372,12 @@ const MAX_WRITTEN_BYTES = 64 * 1024;
  * (socketFd()), an entry is a string of another encoding class than the
  * others' (UTF-8, or latin1) or in another encoding, a Uint8Array with an
  * encoding the socket's write() throws for, or past MAX_WRITTEN_BYTES.
+ * Where every entry is a string written as latin1 (a latin1 chunk, or
+ * UTF-8 that is ASCII) they go joined (binding.writeChunk(): the same
+ * bytes, one string read by the addon where binding.writeChunks() makes
+ * four Node-API calls an entry: docs/writer.md, "A tick's strings joined
+ * for the addon's write"); otherwise entry by entry (a Buffer; UTF-8
+ * beyond ASCII, where a surrogate pair written apart stays two U+FFFD).
  * results[] say what the write did (lib/complete.js settle()).
  */
 function writeEntries(res, socket, bytes, last) {
@@ -381,6 +388,7 @@ function writeEntries(res, socket, bytes, last) {
   let kind = 0;  // the string entries' encoding class
   let units = 0;  // their UTF-16 code units
   let bufferBytes = 0;  // the Uint8Array entries' bytes
+  let data = '';  // the string entries joined
   for (let i = 0; i < buf.length; i += 3) {
     const chunk = buf[i];
     const encoding = buf[i + 1];
@@ -389,6 +397,7 @@ function writeEntries(res, socket, bytes, last) {
       if (cls === 0 || (kind !== 0 && cls !== kind)) return false;
       kind = cls;
       units += chunk.length;
+      data += chunk;
     } else if (chunk instanceof Uint8Array) {
       // The socket's write() throws for an unknown encoding, even with bytes.
       if (encoding && encoding !== 'buffer' && !Buffer.isEncoding(encoding)) return false;
@@ -399,14 +408,19 @@ function writeEntries(res, socket, bytes, last) {
   }
   // UTF-8 strings of one byte per unit are ASCII: the same bytes in latin1
   // (copied, not encoded).
+  const latin1 = kind !== UTF8 || bytes - bufferBytes === units;
   args[ARG_FD] = fd;
   args[ARG_WRITER] = -1;
-  args[ARG_BODY_FLAGS] = (kind === UTF8 && bytes - bufferBytes !== units ? BODY_UTF8 : BODY_LATIN1) |
-    (last ? CHUNKED : 0);
+  args[ARG_BODY_FLAGS] = (latin1 ? BODY_LATIN1 : BODY_UTF8) | (last ? CHUNKED : 0);
   args[ARG_BODY_BYTES] = bytes;
   const header = res._headerSent ? '' : res._header;
   args[ARG_HEAD_UNITS] = header.length;
-  binding.writeChunks(header, buf);
+  if (latin1 && bufferBytes === 0) {
+    args[ARG_BODY_UNITS] = units;
+    binding.writeChunk(header, data);
+  } else {
+    binding.writeChunks(header, buf);
+  }
   return true;
 }
 

@@ -61,6 +61,7 @@ class FastResponse : public Napi::Addon<FastResponse> {
             HotMethod<&FastResponse::WriteTemplate>(env, "writeTemplate"),
             HotMethod<&FastResponse::WriteRendered>(env, "writeRendered"),
             HotMethod<&FastResponse::WriteChunks>(env, "writeChunks"),
+            HotMethod<&FastResponse::WriteChunk>(env, "writeChunk"),
             HotMethod<&FastResponse::FlushWriter, 0>(env, "flushWriter"),
             HotMethod<&FastResponse::RenderRequest, 1>(env, "renderRequest"),
             HotMethod<&FastResponse::RenderResponse, 1>(env, "renderResponse"),
@@ -225,36 +226,60 @@ class FastResponse : public Napi::Addon<FastResponse> {
   // send them, with one writev(2); everything is copied (pending() gives
   // copies). Returns the bytes not written.
   napi_value WriteChunks(napi_env env, napi_value header, napi_value entries) {
+    return WriteOneChunk(
+        env, header, "writeChunks", [&](bool utf8, HeadBuffer* cork) {
+          uint32_t length = 0;
+          bool ok = napi_get_array_length(env, entries, &length) == napi_ok;
+          for (uint32_t i = 0; ok && i < length; i += 3) {
+            napi_value chunk;
+            napi_valuetype type;
+            ok = napi_get_element(env, entries, i, &chunk) == napi_ok &&
+                 napi_typeof(env, chunk, &type) == napi_ok;
+            if (ok && type == napi_string) {
+              size_t units = 0;
+              ok = napi_get_value_string_utf16(env, chunk, nullptr, 0,
+                                               &units) == napi_ok &&
+                   AppendString(env, chunk, utf8, units, cork);
+            } else if (ok) {
+              const uint8_t* bytes = nullptr;
+              size_t n = 0;
+              ok = Uint8ArrayBytes(env, chunk, &bytes, &n);
+              if (ok) cork->AppendRaw(bytes, n);
+            }
+          }
+          return ok;
+        });
+  }
+
+  // writeChunk(header, data), args as writeChunks()'s and bodyUnits
+  // (`data.length`): `data` one string, the entries' strings joined, as one
+  // chunk: the bytes writeChunks() writes for entries whose strings join
+  // into the same bytes (each written as latin1).
+  napi_value WriteChunk(napi_env env, napi_value header, napi_value data) {
+    return WriteOneChunk(
+        env, header, "writeChunk", [&](bool utf8, HeadBuffer* cork) {
+          return AppendString(env, data, utf8,
+                              static_cast<size_t>(args_[kArgBodyUnits]), cork);
+        });
+  }
+
+  // writeChunks() and writeChunk(): the head, the size line, the body
+  // `append_body(utf8, cork)` appends (false: not its arguments), CRLF or
+  // with kChunked the last chunk, with one writev(2).
+  template <typename AppendBody>
+  napi_value WriteOneChunk(napi_env env, napi_value header, const char* name,
+                           AppendBody append_body) {
     writer_.Clear();
     Writer& writer = writer_;
     HeadBuffer& cork = writer.cork();
     const uint32_t body_flags = static_cast<uint32_t>(args_[kArgBodyFlags]);
     const bool utf8 = (body_flags & kBodyKindMask) == kBodyUtf8;
-    uint32_t length = 0;
     bool ok = AppendString(env, header, false,
-                           static_cast<size_t>(args_[kArgHeadUnits]), &cork) &&
-              napi_get_array_length(env, entries, &length) == napi_ok;
+                           static_cast<size_t>(args_[kArgHeadUnits]), &cork);
     AppendChunkSizeLine(&cork, static_cast<uint64_t>(args_[kArgBodyBytes]));
-    for (uint32_t i = 0; ok && i < length; i += 3) {
-      napi_value chunk;
-      napi_valuetype type;
-      ok = napi_get_element(env, entries, i, &chunk) == napi_ok &&
-           napi_typeof(env, chunk, &type) == napi_ok;
-      if (ok && type == napi_string) {
-        size_t units = 0;
-        ok = napi_get_value_string_utf16(env, chunk, nullptr, 0, &units) ==
-                 napi_ok &&
-             AppendString(env, chunk, utf8, units, &cork);
-      } else if (ok) {
-        const uint8_t* bytes = nullptr;
-        size_t n = 0;
-        ok = Uint8ArrayBytes(env, chunk, &bytes, &n);
-        if (ok) cork.AppendRaw(bytes, n);
-      }
-    }
-    if (!ok) {
+    if (!ok || !append_body(utf8, &cork)) {
       writer.Clear();
-      return ArgumentsError(env, "writeChunks");
+      return ArgumentsError(env, name);
     }
     cork.AppendRaw((body_flags & kChunked) != 0 ? kChunkEnd : kChunkDataEnd);
     writer.SendCopied(0, cork.size());

@@ -514,6 +514,42 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
       });
     });
 
+    // Node 24 and later: each tick's collected chunks go to the addon's
+    // writev(2) at the tick's uncork() (and with end()), as one joined
+    // string where every entry is a string written as latin1 (a latin1
+    // chunk, or ASCII in UTF-8), entry by entry otherwise: UTF-8 beyond
+    // ASCII (a surrogate pair written apart is two U+FFFD), a Buffer among
+    // strings; a tick of both encoding classes is Node's. Node 18 to 22
+    // frame each write (lib/stream.js).
+    const joinedTicks = [
+      [['caf\u00e9 ', 'latin1'], ['\u00ff\u00e0 ', 'latin1']],
+      ['ascii one ', 'ascii two '],
+      ['caf\u00e9 ', '\u20ac '],
+      ['split \ud83d', '\ude00 pair '],
+      ['before bytes ', Buffer.from('bytes '), 'after bytes '],
+      ['utf8 first ', ['\u00ff latin1', 'latin1']],
+      ['last ', 'tick'],
+    ];
+    test('ticks of strings joined into one chunk or written entry by entry: Node\'s bytes and counts', () =>
+      differential({
+        mode,
+        request: get(),
+        handler: (req, res, ctx) => {
+          res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+          return onTicks(ctx, res, joinedTicks.length, (left) => {
+            const i = joinedTicks.length - left;
+            joinedTicks[i].forEach((chunk, j) => {
+              const args = Array.isArray(chunk) ? [...chunk] : [chunk];
+              if (j === 1 && i % 2 === 1) args.push(ctx.callback(`written ${i}`));
+              ctx.record(`returned ${i}.${j}`, writing(ctx, res, ...args));
+            });
+          });
+        },
+        ...counts(mode, joinedTicks.flat().length, {
+          nativeEnd: true, endFallback: NO_DATA_END, collected: { writes: joinedTicks.length, 'node-combines-chunks': 1 },
+        }),
+      }));
+
     test('string chunks of 16 Ki units and more among small ones in one tick: the chunk as it is, framed around', () =>
       writesInOneTick(mode, 8, (ctx, res) => {
         res.setHeader('Content-Type', 'text/plain; charset=utf-8');

@@ -29,7 +29,7 @@ const pkg = path.join(out, 'pkg');
 const reports = path.join(out, 'reports');
 const { missingTool } = require('../helpers/native-tools');
 const { nodeBinary } = require('../../scripts/node-versions');
-// The suites that reach the addon's Node 24+ calls (writeChunks()).
+// The suites that reach the addon's Node 24+ calls (writeChunks(), writeChunk()).
 const NODE_24_SUITES = ['stream', 'chunked-buffer', 'peer-faults', 'backpressure']
   .map((name) => path.join('test', `${name}.test.js`));
 const smokeOnly = process.argv.includes('--smoke');
@@ -147,10 +147,10 @@ if (!smokeOnly) {
     status = run(process.execPath, args, { env: runEnv, timeout, killSignal: 'SIGKILL' });
     results.push([name, status]);
   }
-  // The native calls only Node 24 and later reach (writeChunks(): the
-  // chunks Node collects in a tick): the suites that drive them, again
-  // with the cached Node 26 (scripts/node-versions.js 26) when this Node
-  // is older.
+  // The native calls only Node 24 and later reach (writeChunks() and
+  // writeChunk(): the chunks Node collects in a tick): the suites that
+  // drive them, again with the cached Node 26 (scripts/node-versions.js
+  // 26) when this Node is older.
   const later = nodeBinary(26);
   if (Number(process.versions.node.split('.')[0]) < 24 && fs.existsSync(later)) {
     for (const file of NODE_24_SUITES) {

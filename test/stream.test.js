@@ -83,6 +83,23 @@ function onTicks(ctx, res, count, tick) {
   });
 }
 
+/**
+ * Writes the chunks of `ticks[i]` (each a chunk, or [chunk, encoding]) on
+ * tick i of `ticks.length` ticks in a row (onTicks(): end() with the
+ * last), recording each write's return value; `callbackAt(i, j)` says
+ * which writes are given a callback.
+ */
+function writeTicks(ctx, res, ticks, callbackAt) {
+  return onTicks(ctx, res, ticks.length, (left) => {
+    const i = ticks.length - left;
+    ticks[i].forEach((chunk, j) => {
+      const args = Array.isArray(chunk) ? [...chunk] : [chunk];
+      if (callbackAt(i, j)) args.push(ctx.callback(`written ${i}`));
+      ctx.record(`returned ${i}.${j}`, writing(ctx, res, ...args));
+    });
+  });
+}
+
 /** Records what a write leaves: return value (by the harness) and state. */
 function writing(ctx, res, ...args) {
   const ret = ctx.api.write(res, ...args);
@@ -502,13 +519,7 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
         handler: (req, res, ctx) => {
           res.setHeader('X-Name', 'caf\u00e9');
           res.setHeader('Content-Type', 'text/plain; charset=utf-8');
-          return onTicks(ctx, res, ticks.length, (left) => {
-            const i = ticks.length - left;
-            ticks[i].forEach((chunk, j) => {
-              const args = j === 0 && i % 4 === 1 ? [chunk, ctx.callback(`written ${i}`)] : [chunk];
-              ctx.record(`returned ${i}.${j}`, writing(ctx, res, ...args));
-            });
-          });
+          return writeTicks(ctx, res, ticks, (i, j) => j === 0 && i % 4 === 1);
         },
         ...counts(mode, ticks.flat().length, { nativeEnd: true, endFallback: NO_DATA_END, collected: { writes: ticks.length } }),
       });
@@ -536,14 +547,7 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
         request: get(),
         handler: (req, res, ctx) => {
           res.setHeader('Content-Type', 'text/plain; charset=utf-8');
-          return onTicks(ctx, res, joinedTicks.length, (left) => {
-            const i = joinedTicks.length - left;
-            joinedTicks[i].forEach((chunk, j) => {
-              const args = Array.isArray(chunk) ? [...chunk] : [chunk];
-              if (j === 1 && i % 2 === 1) args.push(ctx.callback(`written ${i}`));
-              ctx.record(`returned ${i}.${j}`, writing(ctx, res, ...args));
-            });
-          });
+          return writeTicks(ctx, res, joinedTicks, (i, j) => j === 1 && i % 2 === 1);
         },
         ...counts(mode, joinedTicks.flat().length, {
           nativeEnd: true, endFallback: NO_DATA_END, collected: { writes: joinedTicks.length, 'node-combines-chunks': 1 },

@@ -164,12 +164,24 @@ function socketFd(socket, corked, ownCorks = 0) {
   if (socket.writableLength !== 0 || socket.writableCorked !== ownCorks || corked !== 0) {
     return R.SOCKET_BUSY;
   }
+  // Under the caller's corks, an empty string written before (Node's
+  // write_() sends `write('', cb)` to the socket, not to the tick's chunk)
+  // waits in the socket's buffer with no length: its callback is due
+  // before those of what the caller writes. (With the socket uncorked and
+  // nothing in writableLength, its buffer is empty: Writable clears it
+  // when a write completes and when it is uncorked.)
+  if (ownCorks !== 0 && bufferedWrites(socket._writableState)) return R.SOCKET_BUSY;
   const handle = socket._handle;
   if (handle === null || handle === undefined) return R.NO_FD;
   if (handle.writeQueueSize !== 0) return R.SOCKET_BUSY;
   const fd = handle.fd;
   if (typeof fd !== 'number' || fd < 0) return R.NO_FD;
   return fd;
+}
+
+/** Whether a socket's Writable state holds buffered writes (any length). */
+function bufferedWrites(state) {
+  return state.buffered.length !== state.bufferedIndex;
 }
 
 /** What of the response's own state leaves it to Node, or null. */

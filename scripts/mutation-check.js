@@ -632,6 +632,14 @@ const MUTANTS = [
     suites: ['stream'],
   },
   {
+    name: 'tick-written-past-empty-write',
+    what: "the addon writes a tick's collected chunks (Node 24+) while an empty write() waits in the socket's buffer: its callback comes after theirs and after 'finish'",
+    file: 'lib/gate.js',
+    from: '  if (ownCorks !== 0 && bufferedWrites(socket._writableState)) return R.SOCKET_BUSY;\n',
+    to: '',
+    suites: ['stream'],
+  },
+  {
     name: 'replaced-called-back-recurses',
     what: 'a replaced end() or write() that calls fastEnd() / fastWrite() back is called again by it (the stack overflows)',
     file: 'lib/node-internals.js',

@@ -566,6 +566,26 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
         }),
       }));
 
+    // An empty write goes to the socket at once (write_()'s `_send('')`),
+    // not into the tick's chunk: on Node 24+ it waits in the socket's
+    // buffer, corked for the tick, with no length, and its callback is due
+    // before those of the chunks collected after it (the addon does not
+    // write the tick ahead of it).
+    test('an empty write first in a tick, then chunks: its callback first', () =>
+      differential({
+        mode,
+        request: get(),
+        handler: (req, res, ctx) => {
+          res.flushHeaders();
+          res.on('finish', () => ctx.record('finish', true));
+          return writeTicks(ctx, res, [['', ['caf\u00e9 ', 'latin1'], 'ascii '], ['', Buffer.from('bytes ')]], () => true);
+        },
+        // Node 18 to 22: the package's write() leaves an empty chunk to Node.
+        ...(NODE_COLLECTS_TICK_CHUNKS ?
+          counts(mode, 5, { endFallback: NO_DATA_END, collected: { writes: 2, 'node-combines-chunks': 1 } }) :
+          { writes: 3, fast: 0, fallback: { ...NO_DATA_END, 'empty-body': 2 } }),
+      }));
+
     test('string chunks of 16 Ki units and more among small ones in one tick: the chunk as it is, framed around', () =>
       writesInOneTick(mode, 8, (ctx, res) => {
         res.setHeader('Content-Type', 'text/plain; charset=utf-8');

@@ -20,8 +20,8 @@
 // the addon, copied into its buffer (writeEntries(), up to
 // MAX_WRITTEN_BYTES; strings all written as latin1 go joined, as one
 // string: one Node-API read, not four calls an entry), and Node's uncork()
-// (or end()) runs with nothing left to send. Measured: see docs/writer.md, "the tick's chunks written
-// by the addon".
+// (or end()) runs with nothing left to send. Measured: see docs/writer.md,
+// "the tick's chunks written by the addon".
 //
 // Framed (Node 24 and later, sendFramed(), where the addon does not take
 // them): when every collected entry is

@@ -100,6 +100,15 @@ function writeTicks(ctx, res, ticks, callbackAt) {
   });
 }
 
+/**
+ * differential()'s setup for a response whose end the client cannot see:
+ * it reads until the server closes the idle connection, here after 500 ms
+ * where Node's default keepAliveTimeout waits 5 s, in each run.
+ */
+function closeIdleSoon(server) {
+  server.keepAliveTimeout = 500;
+}
+
 /** Records what a write leaves: return value (by the harness) and state. */
 function writing(ctx, res, ...args) {
   const ret = ctx.api.write(res, ...args);
@@ -280,11 +289,8 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
         request: get(),
         // Node's chunk is framed with the UTF-8 length of a chunk the
         // socket writes latin1 (fewer bytes): the client never sees the
-        // response end and reads until the server closes the idle
-        // connection (5 s by default, each run).
-        setup: (server) => {
-          server.keepAliveTimeout = 500;
-        },
+        // response end.
+        setup: closeIdleSoon,
         handler: (req, res, ctx) => {
           res.socket.setDefaultEncoding('latin1');
           writing(ctx, res, 'caf\u00e9 \u2713');
@@ -298,11 +304,9 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
       differential({
         mode,
         request: get(),
-        // 11 bytes of the 12 the head announces: the client reads until
-        // the server closes the idle connection (5 s by default, each run).
-        setup: (server) => {
-          server.keepAliveTimeout = 500;
-        },
+        // 11 bytes of the 12 the head announces: the client never sees the
+        // response end.
+        setup: closeIdleSoon,
         handler: (req, res, ctx) => {
           res.writeHead(200, { 'Content-Length': 12 });
           writing(ctx, res, 'hello ');

@@ -340,13 +340,14 @@ function streamedHandler({ chunk, writes, tick, headers, write, end }) {
  * corks it, and Node's own end() for the last chunk and the response's
  * bookkeeping: nothing rendered, framed or validated.
  *
- * @param {string} chunk each write's chunk (latin1 bytes).
+ * @param {string} chunk each write's chunk (written as UTF-8, as the
+ *   handlers write it).
  * @param {number} writes chunks per response.
  * @param {'one'|'each'} tick all writes in one tick, or one per tick.
  * @returns {(req: import('http').IncomingMessage, res: import('http').ServerResponse) => void}
  */
 function streamedBound(chunk, writes, tick) {
-  const framed = (data) => Buffer.from(`${Buffer.byteLength(data).toString(16)}\r\n${data}\r\n`, 'latin1');
+  const framed = (data) => Buffer.from(`${Buffer.byteLength(data).toString(16)}\r\n${data}\r\n`, 'utf8');
   const frame = framed(chunk);
   // In one tick, the chunks framed as the running Node frames them: Node 24
   // and later collect a tick's writes into one chunk, Node 18 to 22 frame

@@ -9,8 +9,8 @@
 // (--app) a framework's app.
 //
 //   node benchmark/instructions-stream.js [--len 64] [--writes 8]
-//        [--tick one|each] [--requests 5000,25000] [--repeat 1]
-//        [--jobs 1] [method ...]
+//        [--tick one|each] [--text ascii|utf8] [--requests 5000,25000]
+//        [--repeat 1] [--jobs 1] [method ...]
 //   node benchmark/instructions-stream.js --app express|fastify|koa
 //        [--route json|text] [--len 64] [--requests ...] [--repeat 1]
 //        [--jobs 1] [plain] [patched]
@@ -22,7 +22,9 @@
 // nothing rendered, framed or validated). Default: write and fastWrite. Each
 // response: writeHead(200, { Content-Type }), `writes` string chunks of
 // `len` bytes (in one tick, or one per tick with setImmediate between),
-// end(). With --writes 0: http/patched.js's handler, `res.end(chunk)`
+// end(); ASCII text, or with --text utf8 UTF-8 beyond ASCII ("naïve "
+// repeated: 6 characters, 7 bytes, so a chunk has fewer characters than
+// bytes). With --writes 0: http/patched.js's handler, `res.end(chunk)`
 // alone (Node's implicit head with its Content-Length; `res.fastEnd(chunk)`
 // for fastWrite; no bound), the counterpart of the `patched` and
 // `end-string` rates. With --app: the app of http/<app>.js (_apps.js) and its `route`
@@ -53,7 +55,7 @@ const METHODS = ['write', 'fastWrite', 'patched', 'bound'];
 const APP_METHODS = ['plain', 'patched'];
 
 /** The server and its client: `requests` responses, then exit. */
-function child({ method, len, writes, tick, requests, app, route }) {
+function child({ method, len, writes, tick, text = 'ascii', requests, app, route }) {
   const http = require('node:http');
   const fastResponse = require('..');
   if (method === 'fastWrite') fastResponse.install();
@@ -71,7 +73,7 @@ function child({ method, len, writes, tick, requests, app, route }) {
     return;
   }
   const fast = method === 'fastWrite';
-  const chunk = 'x'.repeat(len);
+  const chunk = textOf(text, len);
   if (writes === 0) {
     // --writes 0: http/patched.js's handler, end(chunk) alone (Node's
     // implicit head, its Content-Length); the client reads up to the body.
@@ -88,6 +90,15 @@ function child({ method, len, writes, tick, requests, app, route }) {
     write: fast ? 'fastWrite' : 'write', end: fast ? 'fastEnd' : 'end',
   }));
   server.listen(0, '127.0.0.1', () => drive(server.address().port, requests, '\r\n0\r\n\r\n', () => server.close()));
+}
+
+/**
+ * A chunk of `len` bytes in UTF-8: 'x' repeated (ASCII), or for `text`
+ * 'utf8' "naïve " repeated (7 bytes) and 'x' for the bytes left.
+ */
+function textOf(text, len) {
+  if (text === 'ascii') return 'x'.repeat(len);
+  return 'na\u00efve '.repeat(Math.floor(len / 7)) + 'x'.repeat(len % 7);
 }
 
 /**
@@ -161,6 +172,7 @@ async function main() {
       len: { type: 'string', default: '64' },
       writes: { type: 'string', default: '8' },
       tick: { type: 'string', default: 'one' },
+      text: { type: 'string', default: 'ascii' },
       requests: { type: 'string', default: '5000,25000' },
       repeat: { type: 'string', default: '1' },
       jobs: { type: 'string', default: '1' },
@@ -184,6 +196,7 @@ async function main() {
     if (!known.includes(method)) throw new Error(`unknown method ${method}: one of ${known.join(', ')}`);
   }
   if (!['one', 'each'].includes(values.tick)) throw new Error('--tick: one or each');
+  if (!['ascii', 'utf8'].includes(values.text)) throw new Error('--text: ascii or utf8');
   const writes = Number(values.writes);
   if (!(Number.isInteger(writes) && writes >= 0)) throw new Error('--writes: a whole number, 0 or more');
   if (writes === 0 && methods.includes('bound')) {
@@ -197,11 +210,12 @@ async function main() {
   const jobs = Number(values.jobs);
   if (!(Number.isInteger(repeat) && repeat >= 1)) throw new Error('--repeat: a whole number of runs, 1 or more');
   if (!(Number.isInteger(jobs) && jobs >= 1)) throw new Error('--jobs: a whole number, 1 or more');
-  const config = app === undefined ? { len: Number(values.len), writes, tick: values.tick } :
+  const config = app === undefined ? { len: Number(values.len), writes, tick: values.tick, text: values.text } :
     { len: Number(values.len), app, route: values.route };
   console.log(`node ${process.version}, ` +
               (app === undefined ?
-                (writes === 0 ? `end(chunk) of ${config.len} B, ` : `${writes} writes of ${config.len} B, tick=${config.tick}, `) :
+                (writes === 0 ? `end(chunk) of ${config.len} B, ` :
+                  `${writes} writes of ${config.len} B, tick=${config.tick}, text=${config.text}, `) :
                 `${app} route=${config.route} at ${config.len} B, `) +
               `${a} and ${b} responses on one connection, under callgrind (${path.basename(__filename)})` +
               (repeat > 1 ? `, ${repeat} rounds` : ''));

@@ -18,8 +18,9 @@
 // line, the entries (strings of one encoding class, Buffers) and the CRLF
 // (and from end() the last chunk) go to the kernel with one writev(2) of
 // the addon, copied into its buffer (writeEntries(), up to
-// MAX_WRITTEN_BYTES; strings all written as latin1 go joined, as one
-// string: one Node-API read, not four calls an entry), and Node's uncork()
+// MAX_WRITTEN_BYTES; a tick of strings goes joined, as one string written
+// as latin1 or UTF-8: one Node-API read, not four calls an entry, unless
+// joining would pair surrogates written apart), and Node's uncork()
 // (or end()) runs with nothing left to send. Measured: see docs/writer.md,
 // "the tick's chunks written by the addon".
 //
@@ -372,12 +373,15 @@ const MAX_WRITTEN_BYTES = 64 * 1024;
  * (socketFd()), an entry is a string of another encoding class than the
  * others' (UTF-8, or latin1) or in another encoding, a Uint8Array with an
  * encoding the socket's write() throws for, or past MAX_WRITTEN_BYTES.
- * Where every entry is a string written as latin1 (a latin1 chunk, or
- * UTF-8 that is ASCII) they go joined (binding.writeChunk(): the same
- * bytes, one string read by the addon where binding.writeChunks() makes
- * four Node-API calls an entry: docs/writer.md, "A tick's strings joined
- * for the addon's write"); otherwise entry by entry (a Buffer; UTF-8
- * beyond ASCII, where a surrogate pair written apart stays two U+FFFD).
+ * Where every entry is a string they go joined (binding.writeChunk(), as
+ * latin1 where each is written as latin1: a latin1 chunk, or UTF-8 that
+ * is ASCII; as UTF-8 otherwise): the same bytes, one string read by the
+ * addon where binding.writeChunks() makes four Node-API calls an entry
+ * (docs/writer.md, "A tick's strings joined for the addon's write", and
+ * "UTF-8 beyond ASCII joined too"); entry by entry where a Buffer is among
+ * them, or where joining would pair a high surrogate at the end of one
+ * UTF-8 entry with a low one at the start of the next (written apart,
+ * each is a U+FFFD; joined, they would be one character).
  * results[] say what the write did (lib/complete.js settle()).
  */
 function writeEntries(res, socket, bytes, last) {
@@ -389,6 +393,8 @@ function writeEntries(res, socket, bytes, last) {
   let units = 0;  // their UTF-16 code units
   let bufferBytes = 0;  // the Uint8Array entries' bytes
   let data = '';  // the string entries joined
+  let lastString = '';  // the last non-empty UTF-8 string entry (as in sendFramed())
+  let pairs = false;  // whether joining pairs surrogates written apart
   for (let i = 0; i < buf.length; i += 3) {
     const chunk = buf[i];
     const encoding = buf[i + 1];
@@ -398,6 +404,10 @@ function writeEntries(res, socket, bytes, last) {
       kind = cls;
       units += chunk.length;
       data += chunk;
+      if (chunk.length !== 0 && cls === UTF8) {
+        if (lastString.length !== 0 && pairsSurrogates(lastString, chunk)) pairs = true;
+        lastString = chunk;
+      }
     } else if (chunk instanceof Uint8Array) {
       // The socket's write() throws for an unknown encoding, even with bytes.
       if (encoding && encoding !== 'buffer' && !Buffer.isEncoding(encoding)) return false;
@@ -415,7 +425,7 @@ function writeEntries(res, socket, bytes, last) {
   args[ARG_BODY_BYTES] = bytes;
   const header = res._headerSent ? '' : res._header;
   args[ARG_HEAD_UNITS] = header.length;
-  if (latin1 && bufferBytes === 0) {
+  if (bufferBytes === 0 && !pairs) {
     args[ARG_BODY_UNITS] = units;
     binding.writeChunk(header, data);
   } else {

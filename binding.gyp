@@ -3,7 +3,7 @@
     {
       "target_name": "fast_response",
       "sources": ["src/addon.cc", "src/head.cc", "src/message.cc", "src/writer.cc",
-                  "src/socket_write.cc"],
+                  "src/socket_write.cc", "src/utf8.cc"],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": ["NAPI_VERSION=8", "NAPI_DISABLE_CPP_EXCEPTIONS"],
       "cflags!": ["-fno-exceptions", "-O2"],

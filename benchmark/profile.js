@@ -312,6 +312,11 @@ async function main() {
   });
   const stack = values.stack ?? null;
   if (stack === '') throw new Error('--stack: a function name (or part of one) expected');
+  // No function's name has an `=`; a case has: `--stack` given no value
+  // took the case after it as its value.
+  if (stack !== null && stack.includes('=')) {
+    throw new Error(`--stack ${stack}: a function name (or part of one) expected, not a case (--stack takes the argument after it)`);
+  }
   const short = Number(values.short);
   const long = Number(values.long);
   const top = Number(values.top);

@@ -435,6 +435,24 @@ function writeEntries(res, socket, bytes, last) {
 }
 
 /**
+ * Whether the kernel took none of writeEntries()'s bytes (its send buffer
+ * full: nothing written, no error); then the addon's copy is dropped and
+ * the entries stay, for Node's own sends (writeTick() and endCollected()
+ * return as if they had not written). Node's sends queue the chunk as
+ * Node counts it: writableLength, write()'s return value and 'drain'
+ * stay Node's, where the addon's rest handed to socket.write() would count
+ * its bytes (more than a string's UTF-16 code units beyond ASCII: a
+ * review found write() returning false two writes early). A write the
+ * kernel took in part still hands the rest over (README, "Known
+ * differences").
+ */
+function refused() {
+  if (results[RESULT_WRITTEN] !== 0 || results[RESULT_REMAINING] === 0) return false;
+  binding.pending();
+  return true;
+}
+
+/**
  * The callback of the entries writeEntries() wrote (callingEach(); with
  * `whole`, all of them written, none where no write() gave one), the
  * entries cleared as Node's uncork() clears them.
@@ -457,7 +475,8 @@ function takeEntries(res, whole) {
  * nothing left to send. Returns whether it wrote.
  */
 function writeTick(res, socket) {
-  if (res[kNeedDrain] || !writesCollected(res, socket) || !writeEntries(res, socket, res[kChunkedLength], false)) {
+  if (res[kNeedDrain] || !writesCollected(res, socket) || !writeEntries(res, socket, res[kChunkedLength], false) ||
+      refused()) {
     return false;
   }
   // All of it written: where no write() gave a callback, nothing is left
@@ -506,7 +525,7 @@ function endCollected(res, data, encoding, callback) {
   if (socket === null || !writesCollected(res, socket)) return null;
   const bytes = collectEndData(res, data, encoding, true);
   if (bytes < 0) return null;
-  if (!writeEntries(res, socket, res[kChunkedLength] + bytes, true)) {
+  if (!writeEntries(res, socket, res[kChunkedLength] + bytes, true) || refused()) {
     if (bytes > 0) res[kChunkedBuffer].length -= 3;
     return null;
   }

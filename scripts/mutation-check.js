@@ -640,6 +640,22 @@ const MUTANTS = [
     suites: ['stream'],
   },
   {
+    name: 'tick-refused-handed-over',
+    what: "a tick's chunk the kernel took none of (Node 24+) handed to socket.write() as the addon's bytes, not left to Node's sends: writableLength counts bytes, not Node's units",
+    file: 'lib/chunked-buffer.js',
+    from: '  if (results[RESULT_WRITTEN] !== 0 || results[RESULT_REMAINING] === 0) return false;\n',
+    to: '  return false;\n',
+    suites: ['stream'],
+  },
+  {
+    name: 'utf8-lone-surrogate-kept',
+    what: "the addon's UTF-8 encoder (src/utf8.cc) writes a lone surrogate as its own three bytes, not as U+FFFD as Node's socket writes it",
+    file: 'src/utf8.cc',
+    from: '      const uint32_t cp = IsHighSurrogate(c) || IsLowSurrogate(c) ? 0xFFFD : c;\n',
+    to: '      const uint32_t cp = c;\n',
+    suites: ['stream'],
+  },
+  {
     name: 'tick-written-past-empty-write',
     what: "the addon writes a tick's collected chunks (Node 24+) while an empty write() waits in the socket's buffer: its callback comes after theirs and after 'finish'",
     file: 'lib/gate.js',

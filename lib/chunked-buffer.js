@@ -361,6 +361,15 @@ function nop() {}
 // writev(2): past it Node's own sends (they copy strings too, but not
 // Buffers, and a write that large is spent in the kernel).
 const MAX_WRITTEN_BYTES = 64 * 1024;
+// UTF-8 beyond ASCII: the most UTF-16 code units a tick's strings may have
+// per string entry for the addon to encode them (src/utf8.h, about 10
+// instructions a unit of "naïve " text, where Node's socket encodes with
+// simdutf, about 2.5); past it Node's own sends, which cost more per
+// entry than per unit. Measured (Node 26.12.1, `node
+// benchmark/instructions-stream.js --tick one --text utf8 write patched`,
+// 8 writes a tick): 64 B chunks 128,462 instructions a response by Node's
+// path, 92,384 by the addon; 1 KiB chunks 166,897 against 188,470.
+const MAX_ENCODED_UNITS_PER_ENTRY = 512;
 
 /**
  * Node 24 and later: the entries collected in res[kChunkedBuffer] (`bytes`
@@ -372,7 +381,10 @@ const MAX_WRITTEN_BYTES = 64 * 1024;
  * socket is not free but for the response's own cork for the tick
  * (socketFd()), an entry is a string of another encoding class than the
  * others' (UTF-8, or latin1) or in another encoding, a Uint8Array with an
- * encoding the socket's write() throws for, or past MAX_WRITTEN_BYTES.
+ * encoding the socket's write() throws for, past MAX_WRITTEN_BYTES, or
+ * UTF-8 beyond ASCII of more than MAX_ENCODED_UNITS_PER_ENTRY units a
+ * string entry (Node's socket encodes it faster: docs/writer.md, "UTF-8
+ * encoded by the addon").
  * Where every entry is a string they go joined (binding.writeChunk(), as
  * latin1 where each is written as latin1: a latin1 chunk, or UTF-8 that
  * is ASCII; as UTF-8 otherwise): the same bytes, one string read by the
@@ -395,6 +407,7 @@ function writeEntries(res, socket, bytes, last) {
   let data = '';  // the string entries joined
   let lastString = '';  // the last non-empty UTF-8 string entry (as in sendFramed())
   let pairs = false;  // whether joining pairs surrogates written apart
+  let strings = 0;  // the string entries
   for (let i = 0; i < buf.length; i += 3) {
     const chunk = buf[i];
     const encoding = buf[i + 1];
@@ -403,6 +416,7 @@ function writeEntries(res, socket, bytes, last) {
       if (cls === 0 || (kind !== 0 && cls !== kind)) return false;
       kind = cls;
       units += chunk.length;
+      strings++;
       data += chunk;
       if (chunk.length !== 0 && cls === UTF8) {
         if (lastString.length !== 0 && pairsSurrogates(lastString, chunk)) pairs = true;
@@ -419,6 +433,7 @@ function writeEntries(res, socket, bytes, last) {
   // UTF-8 strings of one byte per unit are ASCII: the same bytes in latin1
   // (copied, not encoded).
   const latin1 = kind !== UTF8 || bytes - bufferBytes === units;
+  if (!latin1 && units > MAX_ENCODED_UNITS_PER_ENTRY * strings) return false;
   args[ARG_FD] = fd;
   args[ARG_WRITER] = -1;
   args[ARG_BODY_FLAGS] = (latin1 ? BODY_LATIN1 : BODY_UTF8) | (last ? CHUNKED : 0);

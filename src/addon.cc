@@ -218,7 +218,8 @@ class FastResponse : public Napi::Addon<FastResponse> {
   }
 
   // writeChunks(header, entries), args: fd, bodyFlags (the string
-  // entries' BodyKind, kBodyUtf8 or kBodyLatin1; kChunked: the last chunk
+  // entries' BodyKind, kBodyLatin1, or kBodyUtf8 where they are beyond
+  // ASCII: encoded by AppendBeyondAscii(); kChunked: the last chunk
   // follows), bodyBytes (the chunk's size), headUnits (`_header.length`).
   // `entries`: Node's kChunkedBuffer of a response, [chunk, encoding,
   // callback] repeated; each chunk a string (encoded as bodyFlags says) or
@@ -240,7 +241,8 @@ class FastResponse : public Napi::Addon<FastResponse> {
               size_t units = 0;
               ok = napi_get_value_string_utf16(env, chunk, nullptr, 0,
                                                &units) == napi_ok &&
-                   AppendString(env, chunk, utf8, units, cork);
+                   (utf8 ? AppendBeyondAscii(env, chunk, units, cork)
+                         : AppendString(env, chunk, false, units, cork));
             } else if (ok) {
               const uint8_t* bytes = nullptr;
               size_t n = 0;
@@ -255,12 +257,14 @@ class FastResponse : public Napi::Addon<FastResponse> {
   // writeChunk(header, data), args as writeChunks()'s and bodyUnits
   // (`data.length`): `data` one string, the entries' strings joined, as one
   // chunk: the bytes writeChunks() writes for entries whose strings join
-  // into the same bytes (each written as latin1).
+  // into the same bytes (latin1, or UTF-8 beyond ASCII where no surrogate
+  // pair is written apart).
   napi_value WriteChunk(napi_env env, napi_value header, napi_value data) {
     return WriteOneChunk(
         env, header, "writeChunk", [&](bool utf8, HeadBuffer* cork) {
-          return AppendString(env, data, utf8,
-                              static_cast<size_t>(args_[kArgBodyUnits]), cork);
+          const size_t units = static_cast<size_t>(args_[kArgBodyUnits]);
+          return utf8 ? AppendBeyondAscii(env, data, units, cork)
+                      : AppendString(env, data, false, units, cork);
         });
   }
 
@@ -292,26 +296,34 @@ class FastResponse : public Napi::Addon<FastResponse> {
 
   // Appends a string of at most `units` UTF-16 code units to the cork
   // buffer as UTF-8 or latin1 bytes, as Node's socket encodes a chunk
-  // written with that encoding (a lone surrogate as U+FFFD). UTF-8: read
-  // as UTF-16 into utf16_ and encoded by EncodeUtf8() (src/utf8.h: V8's
-  // own encoding through Node-API costs about 16 instructions a byte
-  // beyond ASCII). False, nothing appended, when `string` is not a string.
-  bool AppendString(napi_env env, napi_value string, bool utf8, size_t units,
-                    HeadBuffer* cork) {
+  // written with that encoding (a lone surrogate as U+FFFD). False, nothing
+  // appended, when `string` is not a string.
+  static bool AppendString(napi_env env, napi_value string, bool utf8,
+                           size_t units, HeadBuffer* cork) {
     const size_t at = cork->size();
+    const size_t room = (utf8 ? units * 3 : units) + 1;
+    char* p = cork->Extend(room);
     size_t n = 0;
-    if (!utf8) {
-      const size_t room = units + 1;
-      char* p = cork->Extend(room);
-      const napi_status status =
-          napi_get_value_string_latin1(env, string, p, room, &n);
-      cork->Truncate(status == napi_ok ? at + n : at);
-      return status == napi_ok;
-    }
+    const napi_status status =
+        utf8 ? napi_get_value_string_utf8(env, string, p, room, &n)
+             : napi_get_value_string_latin1(env, string, p, room, &n);
+    cork->Truncate(status == napi_ok ? at + n : at);
+    return status == napi_ok;
+  }
+
+  // AppendString() of a string the caller found beyond ASCII, as UTF-8:
+  // read as UTF-16 into utf16_ and encoded by EncodeUtf8() (src/utf8.h),
+  // where V8's encoding through Node-API (napi_get_value_string_utf8())
+  // costs about 16 instructions a byte beyond ASCII. (V8's is kept for
+  // ASCII, which it copies.)
+  bool AppendBeyondAscii(napi_env env, napi_value string, size_t units,
+                         HeadBuffer* cork) {
     if (utf16_.size() < units + 1) utf16_.resize(units + 1);
+    size_t n = 0;
     const bool ok = napi_get_value_string_utf16(env, string, utf16_.data(),
                                                 units + 1, &n) == napi_ok;
     if (ok) {
+      const size_t at = cork->size();
       char* p = cork->Extend(MaxUtf8Bytes(n));
       cork->Truncate(at + EncodeUtf8(utf16_.data(), n, p));
     }

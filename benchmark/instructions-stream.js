@@ -106,6 +106,8 @@ function textOf(text, len) {
  * the previous response's last bytes, `last`, arrived; then `close()`.
  */
 function drive(port, requests, last, close) {
+  // The bytes read are decoded as latin1: `last` as its UTF-8 bytes read so.
+  const tail = Buffer.from(last, 'utf8').toString('latin1');
   const client = require('node:net').connect(port, '127.0.0.1');
   const request = 'GET / HTTP/1.1\r\nHost: x\r\n\r\n';
   let left = requests;
@@ -113,8 +115,8 @@ function drive(port, requests, last, close) {
   client.on('data', (data) => {
     received += data.toString('latin1');
     let end;
-    while ((end = received.indexOf(last)) !== -1) {
-      received = received.slice(end + last.length);
+    while ((end = received.indexOf(tail)) !== -1) {
+      received = received.slice(end + tail.length);
       if (--left === 0) {
         client.end();
         close();

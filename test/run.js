@@ -80,7 +80,7 @@ for (const node of nodes()) {
 if (process.env.FAST_RESPONSE_NATIVE !== 'skip' &&
     fs.existsSync(path.join(__dirname, 'native', 'run.js'))) {
   ok = run(process.execPath, [path.join(__dirname, 'native', 'run.js')],
-           'GoogleTest suite of src/ (test/native/: head, message, writer, layout, socket_write)') && ok;
+           'GoogleTest suite of src/ (test/native/: head, message, writer, layout, socket_write, utf8)') && ok;
 }
 console.log(ok ? '\nall suites passed' : '\nsome suites FAILED');
 process.exit(ok ? 0 : 1);

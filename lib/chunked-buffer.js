@@ -384,7 +384,8 @@ const MAX_ENCODED_UNITS_PER_ENTRY = 512;
  * encoding the socket's write() throws for, past MAX_WRITTEN_BYTES, or
  * UTF-8 beyond ASCII of more than MAX_ENCODED_UNITS_PER_ENTRY units a
  * string entry (Node's socket encodes it faster: docs/writer.md, "UTF-8
- * encoded by the addon").
+ * encoded by the addon"), or (after writing) where the kernel took none of
+ * it (refused()).
  * Where every entry is a string they go joined (binding.writeChunk(), as
  * latin1 where each is written as latin1: a latin1 chunk, or UTF-8 that
  * is ASCII; as UTF-8 otherwise): the same bytes, one string read by the
@@ -446,14 +447,14 @@ function writeEntries(res, socket, bytes, last) {
   } else {
     binding.writeChunks(header, buf);
   }
-  return true;
+  return !refused();
 }
 
 /**
  * Whether the kernel took none of writeEntries()'s bytes (its send buffer
  * full: nothing written, no error); then the addon's copy is dropped and
- * the entries stay, for Node's own sends (writeTick() and endCollected()
- * return as if they had not written). Node's sends queue the chunk as
+ * the entries stay, for Node's own sends (writeEntries() returns false, as
+ * where it did not write). Node's sends queue the chunk as
  * Node counts it: writableLength, write()'s return value and 'drain'
  * stay Node's, where the addon's rest handed to socket.write() would count
  * its bytes (more than a string's UTF-16 code units beyond ASCII: a
@@ -490,8 +491,7 @@ function takeEntries(res, whole) {
  * nothing left to send. Returns whether it wrote.
  */
 function writeTick(res, socket) {
-  if (res[kNeedDrain] || !writesCollected(res, socket) || !writeEntries(res, socket, res[kChunkedLength], false) ||
-      refused()) {
+  if (res[kNeedDrain] || !writesCollected(res, socket) || !writeEntries(res, socket, res[kChunkedLength], false)) {
     return false;
   }
   // All of it written: where no write() gave a callback, nothing is left
@@ -540,7 +540,7 @@ function endCollected(res, data, encoding, callback) {
   if (socket === null || !writesCollected(res, socket)) return null;
   const bytes = collectEndData(res, data, encoding, true);
   if (bytes < 0) return null;
-  if (!writeEntries(res, socket, res[kChunkedLength] + bytes, true) || refused()) {
+  if (!writeEntries(res, socket, res[kChunkedLength] + bytes, true)) {
     if (bytes > 0) res[kChunkedBuffer].length -= 3;
     return null;
   }

@@ -3,10 +3,28 @@
 // What kind of body a call has, as the addon takes it (src/layout.h
 // BodyKind, kHeadUtf8), or why the call is Node's.
 
-const { layout } = require('./binding');
+const { layout, args } = require('./binding');
 const { R } = require('./reasons');
 
-const { BODY_NONE, BODY_UTF8, BODY_LATIN1, BODY_BYTES, HEAD_UTF8 } = layout;
+const {
+  BODY_NONE, BODY_UTF8, BODY_LATIN1, BODY_BYTES, BODY_KIND_MASK, BODY_ENCODED, HEAD_UTF8,
+  ARG_BODY_FLAGS, ARG_BODY_UNITS,
+} = layout;
+
+// Node 24 and later encode a latin1 string beyond ASCII to UTF-8 with
+// simdutf (Buffer.from(), and the socket write of Node's own end()); the
+// addon's one UTF-8 read, napi_get_value_string_utf8(), is V8's, about 16
+// instructions a byte beyond ASCII. A lone end() of 1 KiB of "naïve " text
+// counted 95,346 instructions a response through V8's against Node's
+// 89,221 (Node 26.12.1; benchmark/instructions-stream.js --writes 0 --text
+// utf8). From ENCODED_MIN_UNITS units such a body is given to the addon as
+// Node's encoding of it (BODY_ENCODED): Buffer.from() costs about 2,500
+// instructions before its first byte, so shorter bodies keep V8's (against
+// Node's path, V8's: 0.978 at 128 units, 0.993 at 220, 1.014 at 440;
+// Buffer.from()'s: 0.990, 0.972, 0.985). So do ASCII bodies (which V8
+// copies) and older Nodes, whose own end() encodes as V8 does.
+const NODE_ENCODES_UTF8 = Number(process.versions.node.split('.')[0]) >= 24;
+const ENCODED_MIN_UNITS = 192;
 
 /**
  * Classifies end()'s `chunk` and `encoding`. Returns the body kind (with
@@ -74,6 +92,31 @@ function bodyUnits(body) {
   return typeof body === 'string' ? body.length : 0;
 }
 
+/**
+ * Sets args[ARG_BODY_FLAGS] and args[ARG_BODY_UNITS] for a write call of
+ * `body` with `flags` (its kind and flag bits), and returns the body as the
+ * addon takes it: `body`, or for a UTF-8 string beyond ASCII of
+ * ENCODED_MIN_UNITS units or more on Node 24+ its bytes as Node encodes
+ * them (`Buffer.from(body, 'utf8')`: a lone surrogate as U+FFFD, as the
+ * socket writes it), with BODY_ENCODED. The caller keeps `body` for
+ * everything else (what the kernel does not take is handed over from the
+ * addon's copy).
+ *
+ * @param {number} flags
+ * @param {string|Uint8Array|undefined|null} body
+ * @returns {string|Uint8Array|undefined|null}
+ */
+function bodyArgs(flags, body) {
+  args[ARG_BODY_UNITS] = bodyUnits(body);
+  if (NODE_ENCODES_UTF8 && (flags & BODY_KIND_MASK) === BODY_UTF8 &&
+      body.length >= ENCODED_MIN_UNITS && !isAscii(body)) {
+    args[ARG_BODY_FLAGS] = flags | BODY_ENCODED;
+    return Buffer.from(body, 'utf8');
+  }
+  args[ARG_BODY_FLAGS] = flags;
+  return body;
+}
+
 /** Whether a string's UTF-8 bytes are its latin1 bytes (every unit below 0x80). */
 function isAscii(string) {
   return Buffer.byteLength(string, 'utf8') === string.length;
@@ -102,4 +145,4 @@ function chunkSize(bytes) {
   return lastChunkSize;
 }
 
-module.exports = { bodyKind, sendBodyKind, toBytes, bodyUnits, isAscii, chunkSize };
+module.exports = { bodyKind, sendBodyKind, toBytes, bodyUnits, bodyArgs, isAscii, chunkSize, ENCODED_MIN_UNITS };

@@ -65,7 +65,7 @@ const { countUncork } = require('./stats');
 
 const {
   ARG_FD, ARG_WRITER, ARG_BODY_FLAGS, ARG_BODY_BYTES, ARG_BODY_UNITS, ARG_HEAD_UNITS, RESULT_WRITTEN, RESULT_REMAINING,
-  BODY_UTF8, BODY_LATIN1, CHUNKED,
+  BODY_UTF8, BODY_LATIN1, BODY_ENCODED, CHUNKED,
 } = layout;
 
 const UTF8 = 1;
@@ -363,12 +363,16 @@ function nop() {}
 const MAX_WRITTEN_BYTES = 64 * 1024;
 // UTF-8 beyond ASCII: the most UTF-16 code units a tick's strings may have
 // per string entry for the addon to encode them (src/utf8.h, about 10
-// instructions a unit of "naïve " text, where Node's socket encodes with
-// simdutf, about 2.5); past it Node's own sends, which cost more per
-// entry than per unit. Measured (Node 26.12.1, `node
-// benchmark/instructions-stream.js --tick one --text utf8 write patched`,
-// 8 writes a tick): 64 B chunks 128,462 instructions a response by Node's
-// path, 92,384 by the addon; 1 KiB chunks 166,897 against 188,470.
+// instructions a unit of "naïve " text, where Node encodes with simdutf,
+// about 2.5, after a fixed cost of about 2,500 for Buffer.from()). Past
+// it a tick's strings joined go to the addon as Node encodes them
+// (Buffer.from(), BODY_ENCODED), and strings written entry by entry (a
+// Buffer among them, a surrogate pair written apart) are Node's to send.
+// Measured (Node 26.12.1, `node benchmark/instructions-stream.js --tick
+// one --text utf8 --repeat 2 write patched`, 8 writes a tick, medians
+// against Node's path): 64 B chunks (440 units joined) 0.702 by the
+// encoder, 0.696 by Buffer.from(); 1 KiB chunks 0.793 by Buffer.from(),
+// where the encoder counted 188,470 against Node's 166,897 (1.13).
 const MAX_ENCODED_UNITS_PER_ENTRY = 512;
 
 /**
@@ -382,10 +386,12 @@ const MAX_ENCODED_UNITS_PER_ENTRY = 512;
  * (socketFd()), an entry is a string of another encoding class than the
  * others' (UTF-8, or latin1) or in another encoding, a Uint8Array with an
  * encoding the socket's write() throws for, past MAX_WRITTEN_BYTES, or
- * UTF-8 beyond ASCII of more than MAX_ENCODED_UNITS_PER_ENTRY units a
- * string entry (Node's socket encodes it faster: docs/writer.md, "UTF-8
- * encoded by the addon"), or (after writing) where the kernel took none of
- * it (refused()).
+ * entries written apart with UTF-8 beyond ASCII of more than
+ * MAX_ENCODED_UNITS_PER_ENTRY units a string entry (Node's socket encodes
+ * it faster: docs/writer.md, "UTF-8 encoded by the addon"), or (after
+ * writing) where the kernel took none of it (refused()). Joined UTF-8
+ * beyond ASCII past that limit goes as Node encodes it (Buffer.from(),
+ * BODY_ENCODED: docs/writer.md, "UTF-8 encoded by Node for the addon").
  * Where every entry is a string they go joined (binding.writeChunk(), as
  * latin1 where each is written as latin1: a latin1 chunk, or UTF-8 that
  * is ASCII; as UTF-8 otherwise): the same bytes, one string read by the
@@ -434,16 +440,19 @@ function writeEntries(res, socket, bytes, last) {
   // UTF-8 strings of one byte per unit are ASCII: the same bytes in latin1
   // (copied, not encoded).
   const latin1 = kind !== UTF8 || bytes - bufferBytes === units;
-  if (!latin1 && units > MAX_ENCODED_UNITS_PER_ENTRY * strings) return false;
+  const joined = bufferBytes === 0 && !pairs;
+  // Past the addon encoder's limit, joined UTF-8 goes as Node encodes it.
+  const encoded = joined && !latin1 && units > MAX_ENCODED_UNITS_PER_ENTRY;
+  if (!latin1 && !joined && units > MAX_ENCODED_UNITS_PER_ENTRY * strings) return false;
   args[ARG_FD] = fd;
   args[ARG_WRITER] = -1;
-  args[ARG_BODY_FLAGS] = (latin1 ? BODY_LATIN1 : BODY_UTF8) | (last ? CHUNKED : 0);
+  args[ARG_BODY_FLAGS] = (latin1 ? BODY_LATIN1 : BODY_UTF8) | (last ? CHUNKED : 0) | (encoded ? BODY_ENCODED : 0);
   args[ARG_BODY_BYTES] = bytes;
   const header = res._headerSent ? '' : res._header;
   args[ARG_HEAD_UNITS] = header.length;
-  if (bufferBytes === 0 && !pairs) {
+  if (joined) {
     args[ARG_BODY_UNITS] = units;
-    binding.writeChunk(header, data);
+    binding.writeChunk(header, encoded ? Buffer.from(data, 'utf8') : data);
   } else {
     binding.writeChunks(header, buf);
   }

@@ -33,7 +33,7 @@
 const { binding, layout, args, results } = require('./binding');
 const { R } = require('./reasons');
 const { SEP, joinHeaderMap } = require('./headers');
-const { bodyKind, toBytes, bodyUnits } = require('./body');
+const { bodyKind, toBytes, bodyArgs } = require('./body');
 const {
   ClientRequest, nodeEnd, nodeFlushOutput, nodeRequestImplicitHeader, kOutHeaders, uniqueHeadersOf,
   NODE_RENDERS_HEAD, FAILED_WRITE_COUNTED, CLIENT_PATH_GAINS, defineMethod, restoreProperty,
@@ -45,7 +45,7 @@ const { countRequestFast, countRequestPartial, countRequestFallback } = require(
 
 const {
   ARG_FD, ARG_WRITER, ARG_BODY_TAG, ARG_FIELD_COUNT, ARG_STATE_BITS, ARG_BODY_BYTES,
-  ARG_BODY_FLAGS, ARG_BODY_UNITS, ARG_HEAD_UNITS, RESULT_WRITTEN, RESULT_BITS, RESULT_HEAD_ASCII,
+  ARG_HEAD_UNITS, RESULT_WRITTEN, RESULT_BITS, RESULT_HEAD_ASCII,
   BODY_NONE, BODY_UTF8, BODY_BYTES, BODY_KIND_MASK, HEAD_UTF8, CHUNKED, AGENT,
 } = layout;
 
@@ -309,10 +309,9 @@ function write(req, fd, body, flags) {
   args[ARG_FD] = fd;
   args[ARG_WRITER] = -1;
   args[ARG_BODY_TAG] = 0;
-  args[ARG_BODY_FLAGS] = flags;
-  args[ARG_BODY_UNITS] = bodyUnits(body);
+  const data = bodyArgs(flags, body);
   args[ARG_HEAD_UNITS] = header.length;
-  return binding.writeRendered(header, body);
+  return binding.writeRendered(header, data);
 }
 
 /**

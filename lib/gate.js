@@ -9,7 +9,7 @@
 const { binding, layout, results, args } = require('./binding');
 const { R } = require('./reasons');
 const { SEP, joinHeaderMap } = require('./headers');
-const { bodyUnits } = require('./body');
+const { bodyArgs } = require('./body');
 const {
   STATUS_CODES, isNodesHead, nodeImplicitHeader, kOutHeaders, uniqueHeadersOf,
   kRejectNonStandardBodyWrites, socketWrite, REMOVED_CONNECTION_KEEPS_ALIVE, NODE_RENDERS_HEAD,
@@ -20,7 +20,7 @@ const { RENDER_ONLY, wroteCurrent, queuedWriter, setWriterArgs, completeQueued }
 
 const {
   ARG_FD, ARG_STATUS_CODE, ARG_FIELD_COUNT, ARG_STATE_BITS, ARG_KEEP_ALIVE_SECONDS,
-  ARG_MAX_REQUESTS, ARG_BODY_FLAGS, ARG_BODY_UNITS, ARG_HEAD_UNITS,
+  ARG_MAX_REQUESTS, ARG_HEAD_UNITS,
   RESULT_REMAINING, RESULT_BODY_LENGTH, RESULT_WRITTEN, RESULT_REASON, STEP_ASIDE_NAMES,
   BODY_NONE, BODY_UTF8, BODY_BYTES, BODY_KIND_MASK, HEAD_UTF8, CHUNKED,
   SEND_DATE, SHOULD_KEEP_ALIVE, USE_CHUNKED_BY_DEFAULT, HAS_BODY, REMOVED_CONNECTION,
@@ -94,15 +94,14 @@ function writeDirect(res, from, statusCode, head, count, body, kind, callback, c
   args[ARG_STATE_BITS] = stateBits(res) | extraBits;
   // Without a body (HEAD, 204, 304) only the head goes out. end() still
   // passes the body's kind: `_contentLength` is its byte length.
-  args[ARG_BODY_FLAGS] = res._hasBody ? kind : (from === FROM_RESPONSE ? kind & BODY_KIND_MASK : BODY_NONE);
-  args[ARG_BODY_UNITS] = bodyUnits(body);
+  const data = bodyArgs(res._hasBody ? kind : (from === FROM_RESPONSE ? kind & BODY_KIND_MASK : BODY_NONE), body);
   let header;
   if (from === FROM_TEMPLATE) {
-    header = binding.writeTemplate(fields, body);
+    header = binding.writeTemplate(fields, data);
   } else {
     args[ARG_STATUS_CODE] = code;
     args[ARG_FIELD_COUNT] = fieldCount;
-    header = binding.writeResponse(reason + SEP + fields, body);
+    header = binding.writeResponse(reason + SEP + fields, data);
   }
   if (header === undefined) return STEP_ASIDE_NAMES[results[RESULT_REASON]];
   // write_(): `_contentLength` is the body's byte length, unless a
@@ -212,11 +211,10 @@ function writeNodeHead(res, fd, body, kind, callback, headJoined) {
   if (res.chunkedEncoding && !chunkedFast(res, body, kind)) return R.CHUNKED;
   args[ARG_FD] = fd;
   setWriterArgs(fd, res, body, kind);
-  args[ARG_BODY_FLAGS] = !res._hasBody ? BODY_NONE :
-    (res.chunkedEncoding ? (kind & ~HEAD_UTF8) | CHUNKED : kind);
-  args[ARG_BODY_UNITS] = bodyUnits(body);
+  const data = bodyArgs(!res._hasBody ? BODY_NONE :
+    (res.chunkedEncoding ? (kind & ~HEAD_UTF8) | CHUNKED : kind), body);
   args[ARG_HEAD_UNITS] = res._header.length;
-  binding.writeRendered(res._header, body);
+  binding.writeRendered(res._header, data);
   return finish(res, fd, body, kind, callback, headJoined);
 }
 

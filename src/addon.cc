@@ -263,6 +263,9 @@ class FastResponse : public Napi::Addon<FastResponse> {
     return WriteOneChunk(
         env, header, "writeChunk", [&](bool utf8, HeadBuffer* cork) {
           const size_t units = static_cast<size_t>(args_[kArgBodyUnits]);
+          if (utf8 &&
+              (static_cast<uint32_t>(args_[kArgBodyFlags]) & kBodyEncoded) != 0)
+            return AppendEncoded(env, data, cork);
           return utf8 ? AppendBeyondAscii(env, data, units, cork)
                       : AppendString(env, data, false, units, cork);
         });
@@ -330,6 +333,17 @@ class FastResponse : public Napi::Addon<FastResponse> {
     // A large string's copy is not kept for the environment's life.
     if (utf16_.size() > kKeptUtf16Units) std::vector<char16_t>().swap(utf16_);
     return ok;
+  }
+
+  // A UTF-8 string's bytes, encoded by Node (kBodyEncoded: a Uint8Array),
+  // copied as AppendString() copies a string's. False, nothing appended,
+  // for any other value.
+  static bool AppendEncoded(napi_env env, napi_value data, HeadBuffer* cork) {
+    const uint8_t* bytes = nullptr;
+    size_t length = 0;
+    if (!Uint8ArrayBytes(env, data, &bytes, &length)) return false;
+    cork->AppendRaw(bytes, length);
+    return true;
   }
 
   // The bytes of a Uint8Array (a Buffer); false for any other value.
@@ -645,8 +659,11 @@ class FastResponse : public Napi::Addon<FastResponse> {
       case kBodyUtf8:
       case kBodyLatin1: {
         const size_t at = cork.size();
-        if (!AppendString(env, data, (body_flags & kBodyKindMask) == kBodyUtf8,
-                          units, &cork))
+        if ((body_flags & kBodyEncoded) != 0) {
+          if (!AppendEncoded(env, data, &cork)) return false;
+        } else if (!AppendString(env, data,
+                                 (body_flags & kBodyKindMask) == kBodyUtf8,
+                                 units, &cork))
           return false;
         *out = {nullptr, at, cork.size() - at};
         return true;
@@ -671,6 +688,10 @@ class FastResponse : public Napi::Addon<FastResponse> {
     size_t n = 0;
     switch (body_flags & kBodyKindMask) {
       case kBodyUtf8:
+        if ((body_flags & kBodyEncoded) != 0) {
+          const uint8_t* bytes = nullptr;
+          return Uint8ArrayBytes(env, data, &bytes, &n) ? n : 0;
+        }
         napi_get_value_string_utf8(env, data, nullptr, 0, &n);
         return n;
       case kBodyLatin1:

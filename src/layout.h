@@ -28,7 +28,7 @@ enum Arg : uint32_t {
   kArgStateBits = 3,         // StateBit
   kArgKeepAliveSeconds = 4,  // Math.floor(keepAliveTimeout / 1000)
   kArgMaxRequests = 5,       // maxRequestsPerSocket, 0 for none
-  kArgBodyFlags = 6,         // BodyKind | kHeadUtf8 | kChunked
+  kArgBodyFlags = 6,         // BodyKind | kHeadUtf8 | kChunked | kBodyEncoded
   kArgBodyUnits = 7,         // a string body's length in UTF-16 code units
   kArgHeadUnits = 8,         // writeRendered(): `_header.length`
   // The socket writer (openWriter()) whose batch the call joins, or -1: the
@@ -70,6 +70,12 @@ constexpr uint32_t kHeadUtf8 = 1u << 2;
 // The head says `Transfer-Encoding: chunked` (writeHead() without
 // Content-Length): the body goes out as one chunk and the last chunk.
 constexpr uint32_t kChunked = 1u << 3;
+// With kBodyUtf8: the body argument is not the string but its UTF-8 bytes,
+// encoded by Node (Buffer.from(), lib/body.js bodyArgs()), which the addon
+// copies as it copies an encoded string. V8's encoding through Node-API
+// (napi_get_value_string_utf8()) takes about 16 instructions a byte beyond
+// ASCII; Node 24+ encodes a latin1 string with simdutf.
+constexpr uint32_t kBodyEncoded = 1u << 4;
 
 // --- args[kArgStateBits]: the response state _storeHeader() reads ----------
 enum StateBit : uint32_t {
@@ -164,6 +170,7 @@ inline constexpr Constant kConstants[] = {
     {"BODY_KIND_MASK", kBodyKindMask},
     {"HEAD_UTF8", kHeadUtf8},
     {"CHUNKED", kChunked},
+    {"BODY_ENCODED", kBodyEncoded},
     {"SEND_DATE", kSendDate},
     {"SHOULD_KEEP_ALIVE", kShouldKeepAlive},
     {"USE_CHUNKED_BY_DEFAULT", kUseChunkedByDefault},
@@ -227,7 +234,7 @@ constexpr uint32_t kResultBits[] = {kResultLast,
                                     kResultKeepAliveField,
                                     kResultContentLengthField,
                                     kResultHeadAscii};
-constexpr uint32_t kBodyFlags[] = {kHeadUtf8, kChunked};
+constexpr uint32_t kBodyFlags[] = {kHeadUtf8, kChunked, kBodyEncoded};
 
 constexpr bool Below(const uint32_t* v, size_t n, uint32_t limit) {
   for (size_t i = 0; i < n; i++)
@@ -256,13 +263,12 @@ static_assert(check::SingleBits(check::kResultBits,
                   check::Distinct(check::kResultBits,
                                   std::size(check::kResultBits)),
               "result bits: one bit each, no two alike");
-static_assert(check::SingleBits(check::kBodyFlags,
-                                std::size(check::kBodyFlags)) &&
-                  check::Distinct(check::kBodyFlags,
-                                  std::size(check::kBodyFlags)) &&
-                  ((kHeadUtf8 | kChunked) & kBodyKindMask) == 0 &&
-                  (kBodyUtf8 | kBodyLatin1 | kBodyBytes) == kBodyKindMask,
-              "body flags: one bit each, above the body kind's bits");
+static_assert(
+    check::SingleBits(check::kBodyFlags, std::size(check::kBodyFlags)) &&
+        check::Distinct(check::kBodyFlags, std::size(check::kBodyFlags)) &&
+        ((kHeadUtf8 | kChunked | kBodyEncoded) & kBodyKindMask) == 0 &&
+        (kBodyUtf8 | kBodyLatin1 | kBodyBytes) == kBodyKindMask,
+    "body flags: one bit each, above the body kind's bits");
 static_assert(std::size(kStepAsideNames) == kStepAsideCount,
               "a name for every StepAside");
 

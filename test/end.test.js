@@ -14,6 +14,7 @@ const { differential, get, withTimeout, TIMEOUT_MS, parseResponses, requestMetho
   require('./helpers/differential');
 const nodeRules = require('./helpers/node-rules');
 const { FRAMES_CHUNK } = require('../lib/chunked-buffer');
+const { ENCODED_MIN_UNITS } = require('../lib/body');
 const { byHeadRenderer, headRuleFallback, refusedHead, removedConnection } = nodeRules;
 
 const BODY = 'hello world';
@@ -351,6 +352,34 @@ describe('bodies and encodings', () => {
   for (const encoding of ['latin1', 'binary', 'ascii']) {
     test(`${encoding} encoding`, () =>
       differential({ request: get(), handler: ending(null, 'caf\u00e9 cr\u00e8me \u00ff', encoding) }));
+  }
+
+  // From ENCODED_MIN_UNITS units, a UTF-8 body beyond ASCII is given to
+  // the addon as Node's own encoding of it on Node 24+ (lib/body.js
+  // bodyArgs(), BODY_ENCODED); shorter ones as the string. Both sides of
+  // the limit, text below U+0100 (the strings Node 24+ encodes with
+  // simdutf), above it and lone surrogates, each head path.
+  const AT_LIMIT = ENCODED_MIN_UNITS;
+  const beyondAscii = {
+    'latin1 text': (units) => 'na\u00efve '.repeat(Math.ceil(units / 6)).slice(0, units),
+    'CJK and emoji': (units) => '\u4e2d\u6587 \u{1F600}x'.repeat(Math.ceil(units / 6)).slice(0, units),
+    'lone surrogates at both ends and inside': (units) =>
+      '\udc00' + 'caf\u00e9\ud800'.repeat(Math.ceil(units / 5)).slice(0, units - 2) + '\ud83d',
+  };
+  for (const [name, text] of Object.entries(beyondAscii)) {
+    for (const units of [AT_LIMIT - 1, AT_LIMIT, 4 * AT_LIMIT + 3]) {
+      const body = text(units);
+      assert.equal(body.length, units);
+      test(`utf8 body beyond ASCII, ${name}, ${units} units (limit ${AT_LIMIT})`, () =>
+        differential({ request: get(), handler: ending(null, body) }));
+    }
+    const body = text(AT_LIMIT + 1);
+    test(`utf8 body beyond ASCII at the limit, ${name}: a latin1 field value (the head UTF-8 encoded), HEAD, writeHead() before, chunked`, async () => {
+      await differential({ request: get(), handler: ending((res) => res.setHeader('X-Latin1', 'caf\u00e9'), body, 'utf8') });
+      await differential({ request: get('/', '', 'HEAD'), handler: ending(null, body) });
+      await differential({ request: get(), handler: ending((res) => res.writeHead(200, { 'X-Latin1': 'caf\u00e9', 'Content-Length': Buffer.byteLength(body) }), body) });
+      await differential({ request: get(), handler: ending((res) => res.writeHead(200, { 'X-Latin1': 'caf\u00e9' }), body) });
+    });
   }
 
   test('latin1 encoding with characters above U+00FF (Node keeps the low byte)', () =>
@@ -812,6 +841,8 @@ describe('a client that went away', () => {
     ['string in binary', ['h\u00e9llo', 'binary']],
     ['string in utf-8 spelled so', ['h\u00e9llo', 'utf-8']],
     ['5,400-unit string: 16 KiB of UTF-8 storage with the head', ['s'.repeat(5400)]],
+    ['1,000-unit string beyond ASCII (Node 24+: given to the addon encoded)', ['na\u00efve '.repeat(200).slice(0, 1000)]],
+    ['6,000-unit string beyond ASCII: past 16 KiB of UTF-8 storage', ['na\u00efve '.repeat(1000)]],
     ['16,000-unit string in latin1', ['s'.repeat(16000), 'latin1']],
     ['a Buffer', [Buffer.from('hello')]],
   ]) {

@@ -15,6 +15,7 @@ const http2 = require('node:http2');
 const fastResponse = require('..');
 const { differential, get, referenceSend, withTimeout } = require('./helpers/differential');
 const { WRITEHEAD_RERENDERS, byHeadRenderer, sendNodePath } = require('./helpers/node-rules');
+const { ENCODED_MIN_UNITS } = require('../lib/body');
 
 const BODY = 'h\u00e9llo w\u00f6rld \u2713';
 const BYTES = Buffer.from([0, 1, 2, 0x80, 0xff, 10, 13]);
@@ -36,6 +37,12 @@ for (const entry of Object.keys(entryPoints)) {
   describe(`${entry}(): differential against writeHead(withContentLength(...)) + end()`, () => {
     test('object headers, utf8 string body', () =>
       differential({ request: get(), handler: sending(entry, 200, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Number': 7 }, BODY) }));
+
+    test('a utf8 string body beyond ASCII of ENCODED_MIN_UNITS units and more (Node 24+: given to the addon encoded), GET and HEAD', async () => {
+      const long = 'na\u00efve \u4e2d\u{1F600} '.repeat(ENCODED_MIN_UNITS / 4);
+      await differential({ request: get(), handler: sending(entry, 200, { 'X-Latin1': 'caf\u00e9' }, long) });
+      await differential({ request: get('/', '', 'HEAD'), handler: sending(entry, 200, { 'X-Latin1': 'caf\u00e9' }, long) });
+    });
 
     test('flat array headers with duplicates', () =>
       differential({ request: get(), handler: sending(entry, 200, ['Content-Type', 'text/plain', 'X-Dup', 'a', 'X-Dup', 'b'], BODY) }));

@@ -514,9 +514,21 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
           ctx.record(`returned ${i}`, writing(ctx, res, ...args));
         });
         ctx.record('socket', { writableLength: res.socket.writableLength, bytesWritten: res.socket.bytesWritten });
-        // Node 24+: past 512 units a string entry, UTF-8 beyond ASCII is
-        // Node's to send (lib/chunked-buffer.js MAX_ENCODED_UNITS_PER_ENTRY).
-      }, undefined, false);
+        // Node 24+: the tick's strings joined, UTF-8 beyond ASCII encoded
+        // by Node (Buffer.from(), BODY_ENCODED), and written by end() with
+        // the last chunk.
+      }, undefined, true);
+    });
+
+    // Node 24+: with a Buffer among them the tick's chunks go entry by
+    // entry, and UTF-8 beyond ASCII past 512 units a string entry is
+    // Node's to send (lib/chunked-buffer.js MAX_ENCODED_UNITS_PER_ENTRY).
+    test('UTF-8 chunks beyond ASCII of 512 units and more in one tick with a Buffer: Node\'s bytes and counts', () => {
+      const chunks = [`\u00e9${'b'.repeat(699)}`, Buffer.from('bytes '), `${'j'.repeat(1000)}\u20ac`, 'tail'];
+      return writesInOneTick(mode, chunks.length, (ctx, res) => {
+        chunks.forEach((chunk, i) => ctx.record(`returned ${i}`, writing(ctx, res, chunk, ctx.callback(`written ${i}`))));
+        ctx.record('socket', { writableLength: res.socket.writableLength, bytesWritten: res.socket.bytesWritten });
+      }, { writes: 1, 'node-combines-chunks': 1 });
     });
 
     // On Node 18 to 22 the first write of a tick goes as a latin1 string

@@ -67,7 +67,7 @@ const std::vector<Group>& Groups() {
        false},
       // The body kinds' bits: BODY_BYTES by design (static_assert).
       {"body kind mask", {"BODY_KIND_MASK"}, false},
-      {"body flags", {"HEAD_UTF8", "CHUNKED"}, true},
+      {"body flags", {"HEAD_UTF8", "CHUNKED", "BODY_ENCODED"}, true},
       {"state bits",
        {"SEND_DATE", "SHOULD_KEEP_ALIVE", "USE_CHUNKED_BY_DEFAULT", "HAS_BODY",
         "REMOVED_CONNECTION", "REMOVED_CONTENT_LENGTH",
@@ -151,6 +151,7 @@ TEST(Layout, BodyFlagsAboveTheBodyKind) {
   }
   EXPECT_EQ(c.at("HEAD_UTF8") & mask, 0u);
   EXPECT_EQ(c.at("CHUNKED") & mask, 0u);
+  EXPECT_EQ(c.at("BODY_ENCODED") & mask, 0u);
 }
 
 TEST(Layout, ExportedValuesAreTheEnums) {
@@ -160,6 +161,7 @@ TEST(Layout, ExportedValuesAreTheEnums) {
   EXPECT_EQ(c.at("RESULT_REASON"), kResultReason);
   EXPECT_EQ(c.at("BODY_BYTES"), kBodyBytes);
   EXPECT_EQ(c.at("CHUNKED"), kChunked);
+  EXPECT_EQ(c.at("BODY_ENCODED"), kBodyEncoded);
   EXPECT_EQ(c.at("CONTENT_LENGTH_AS_FIELD"), kContentLengthAsField);
   EXPECT_EQ(c.at("ARG_BODY_BYTES"), kArgBodyBytes);
   EXPECT_EQ(c.at("AGENT"), kAgent);

@@ -21,7 +21,7 @@ const {
 // Node's encoding of it (BODY_ENCODED): Buffer.from() costs about 2,500
 // instructions before its first byte, so shorter bodies keep V8's (against
 // Node's path, V8's: 0.978 at 128 units, 0.993 at 220, 1.014 at 440;
-// Buffer.from()'s: 0.990, 0.972, 0.985). So do ASCII bodies (which V8
+// Buffer.from()'s: 0.990, 0.990, 0.985). So do ASCII bodies (which V8
 // copies) and older Nodes, whose own end() encodes as V8 does.
 const NODE_ENCODES_UTF8 = Number(process.versions.node.split('.')[0]) >= 24;
 const ENCODED_MIN_UNITS = 192;

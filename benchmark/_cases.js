@@ -113,10 +113,12 @@ function prepare(method) {
  * Checks fastResponse.stats() counts of the measured run: a fast method
  * must have written (nearly) every response itself. `stats` may be the sum
  * over cluster workers. `firstBursts`: responses that go to Node's path by
- * design ('not-current'): on each pipelining connection, the responses of
- * its first burst after the first, before the socket is seen pipelining
- * (lib/pipeline.js), c × (depth − 1) (a new-user check's 1-second run of
- * depth 16 stopped at 750 of 72,560, 1.03 %). Returns the counts for the
+ * design ('not-current'): on each pipelining connection, the second
+ * response of its first burst, which shows the socket pipelining
+ * (lib/pipeline.js), and any response whose handler ends before its
+ * predecessor's; at most c × (depth − 1) are taken for these (a new-user
+ * check's 1-second run of depth 16 once stopped at 750 of 72,560, 1.03 %,
+ * when a whole first burst went Node's way). Returns the counts for the
  * report.
  */
 function checkFastStats(method, stats, firstBursts = 0) {

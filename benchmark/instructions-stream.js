@@ -10,7 +10,7 @@
 //
 //   node benchmark/instructions-stream.js [--len 64] [--writes 8]
 //        [--tick one|each] [--text ascii|utf8] [--requests 5000,25000]
-//        [--repeat 1] [--jobs 1] [method ...]
+//        [--burst 1] [--repeat 1] [--jobs 1] [method ...]
 //   node benchmark/instructions-stream.js --app express|fastify|koa
 //        [--route json|text] [--len 64] [--requests ...] [--repeat 1]
 //        [--jobs 1] [plain] [patched]
@@ -27,7 +27,10 @@
 // bytes). With --writes 0: http/patched.js's handler, `res.end(chunk)`
 // alone (Node's implicit head with its Content-Length; `res.fastEnd(chunk)`
 // for fastWrite; no bound), the counterpart of the `patched` and
-// `end-string` rates. With --app: the app of http/<app>.js (_apps.js) and its `route`
+// `end-string` rates. --burst n (with --writes 0): a connection per n
+// requests, sent pipelined in one write, then closed by the client once the
+// n responses arrived (a client that pipelines once), where the default is
+// one request at a time on one connection. With --app: the app of http/<app>.js (_apps.js) and its `route`
 // at `len` bytes, method plain (without the package) or patched (under
 // install({ patchEnd: true }), as `-r fast-response/register`); default
 // both. Per response: (instructions(b) - instructions(a)) / (b - a) of
@@ -55,7 +58,7 @@ const METHODS = ['write', 'fastWrite', 'patched', 'bound'];
 const APP_METHODS = ['plain', 'patched'];
 
 /** The server and its client: `requests` responses, then exit. */
-function child({ method, len, writes, tick, text = 'ascii', requests, app, route }) {
+function child({ method, len, writes, tick, text = 'ascii', requests, app, route, burst = 1 }) {
   const http = require('node:http');
   const fastResponse = require('..');
   if (method === 'fastWrite') fastResponse.install();
@@ -82,7 +85,11 @@ function child({ method, len, writes, tick, text = 'ascii', requests, app, route
       if (fast) res.fastEnd(chunk);
       else res.end(chunk);
     });
-    server.listen(0, '127.0.0.1', () => drive(server.address().port, requests, `\r\n\r\n${chunk}`, () => server.close()));
+    server.listen(0, '127.0.0.1', () => {
+      const port = server.address().port;
+      if (burst > 1) driveBursts(port, requests, burst, `\r\n\r\n${chunk}`, () => server.close());
+      else drive(port, requests, `\r\n\r\n${chunk}`, () => server.close());
+    });
     return;
   }
   const server = http.createServer(method === 'bound' ? streamedBound(chunk, writes, tick) : streamedHandler({
@@ -126,6 +133,39 @@ function drive(port, requests, last, close) {
     }
   });
   client.write(request);
+}
+
+/**
+ * The client of --burst: `requests` GETs (a multiple of `burst`), `burst`
+ * of them in one write on a new connection, which it closes once their
+ * responses (each ending with `last`) arrived; then the next connection,
+ * and `close()` after the last.
+ */
+function driveBursts(port, requests, burst, last, close) {
+  const tail = Buffer.from(last, 'utf8').toString('latin1');
+  const request = 'GET / HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(burst);
+  let left = requests;
+  const next = () => {
+    const client = require('node:net').connect(port, '127.0.0.1');
+    let pending = burst;
+    let received = '';
+    client.on('data', (data) => {
+      received += data.toString('latin1');
+      let end;
+      while ((end = received.indexOf(tail)) !== -1) {
+        received = received.slice(end + tail.length);
+        if (--pending === 0) {
+          client.end();
+          left -= burst;
+          if (left > 0) next();
+          else close();
+          return;
+        }
+      }
+    });
+    client.write(request);
+  };
+  next();
 }
 
 /** Instructions callgrind counted for one child run (a promise). */
@@ -173,6 +213,7 @@ async function main() {
     options: {
       len: { type: 'string', default: '64' },
       writes: { type: 'string', default: '8' },
+      burst: { type: 'string', default: '1' },
       tick: { type: 'string', default: 'one' },
       text: { type: 'string', default: 'ascii' },
       requests: { type: 'string', default: '5000,25000' },
@@ -208,18 +249,23 @@ async function main() {
     throw new Error(`--route ${values.route} needs a longer --len`);
   }
   if (!(a > 0 && b > a)) throw new Error('--requests a,b with 0 < a < b');
+  const burst = Number(values.burst);
+  if (!(Number.isInteger(burst) && burst >= 1)) throw new Error('--burst: a whole number, 1 or more');
+  if (burst > 1 && (writes !== 0 || app !== undefined)) throw new Error('--burst needs --writes 0 (and no --app)');
+  if (a % burst !== 0 || b % burst !== 0) throw new Error(`--requests a,b: multiples of --burst ${burst}`);
   const repeat = Number(values.repeat);
   const jobs = Number(values.jobs);
   if (!(Number.isInteger(repeat) && repeat >= 1)) throw new Error('--repeat: a whole number of runs, 1 or more');
   if (!(Number.isInteger(jobs) && jobs >= 1)) throw new Error('--jobs: a whole number, 1 or more');
-  const config = app === undefined ? { len: Number(values.len), writes, tick: values.tick, text: values.text } :
+  const config = app === undefined ? { len: Number(values.len), writes, tick: values.tick, text: values.text, burst } :
     { len: Number(values.len), app, route: values.route };
   console.log(`node ${process.version}, ` +
               (app === undefined ?
-                (writes === 0 ? `end(chunk) of ${config.len} B, ` :
+                (writes === 0 ? `end(chunk) of ${config.len} B, ` +
+                  (burst > 1 ? `bursts of ${burst} pipelined requests, a connection each, ` : '') :
                   `${writes} writes of ${config.len} B, tick=${config.tick}, text=${config.text}, `) :
                 `${app} route=${config.route} at ${config.len} B, `) +
-              `${a} and ${b} responses on one connection, under callgrind (${path.basename(__filename)})` +
+              `${a} and ${b} responses${burst > 1 ? '' : ' on one connection'}, under callgrind (${path.basename(__filename)})` +
               (repeat > 1 ? `, ${repeat} rounds` : ''));
   // Round by round, each method in turn: its run of b, then of a requests.
   const tasks = [];

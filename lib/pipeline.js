@@ -22,14 +22,24 @@
 // So 'prefinish', 'finish', 'close', keep-alive and the next response are
 // Node's, in request order.
 //
-// Requests are numbered from the parser (its onIncoming is wrapped once the
-// socket has been seen pipelining): a queued response joins the batch only
-// when the response of the request just before it did. A response that
-// closes the connection (Connection: close, maxRequestsPerSocket) ends the
-// batch: Node writes nothing after it, and neither does this.
+// Requests are numbered from the parser, whose onIncoming is wrapped when
+// the socket is first seen pipelining (the first response ended while it
+// waits behind the current one, itself Node's: queuedWriter()). A queued
+// response joins the batch when the response of the request just before it
+// did, or went out through the addon as the socket's current one
+// (wroteCurrent()); or, while the writer is new and its batch empty, when
+// its request is the first numbered: a batch is written at the turn of its
+// first response, so whatever came before it (Node's path included) is out
+// by then, in request order. A response after which Node writes nothing
+// (`_last`: Connection: close, an HTTP/1.0 client) ends the batch (Node
+// gives no later response a turn either; after the response that reaches
+// maxRequestsPerSocket, with Connection: close but not `_last`, Node
+// writes its 503s, and so does the batch). Only a plain socket of its own
+// has a writer: on TLS (the bytes must be encrypted) and where something
+// wraps socket.write(), the queued responses are Node's.
 
 const { binding, layout, args, results } = require('./binding');
-const { nodeEnd, defaultEncodingIsUtf8 } = require('./node-internals');
+const { nodeEnd, defaultEncodingIsUtf8, socketWrite } = require('./node-internals');
 const { countBytes, failNextWrite, bytesOf, failedWriteCounted } = require('./complete');
 const { countFast } = require('./stats');
 
@@ -78,7 +88,7 @@ class SocketWriter {
    * The turn of the batch's first response (`bytes` long, Buffer body
    * `tag`): its bytes go out now, as Node would write them now. One
    * writev(2) takes the whole batch when nothing is ahead of it on the
-   * socket; what the kernel does not take of this response goes to
+   * socket (a plain socket whose write() nothing wraps); what the kernel does not take of this response goes to
    * socket.write() (where libuv queues it and Node's backpressure and error
    * handling take it), the rest of the batch waits for its own turn.
    * `callback` (the response's 'finish') runs once its bytes are written.
@@ -93,7 +103,8 @@ class SocketWriter {
     this.ahead -= counted;
     need -= counted;
     let written = 0;
-    if (need > 0 && socket.writableLength === 0 && socket.writableCorked === 0 &&
+    if (need > 0 && !socket.encrypted && socket.write === socketWrite &&
+        socket.writableLength === 0 && socket.writableCorked === 0 &&
         handle !== null && handle !== undefined && handle.writeQueueSize === 0 &&
         typeof handle.fd === 'number' && handle.fd >= 0) {
       args[ARG_FD] = handle.fd;
@@ -140,41 +151,24 @@ class SocketWriter {
 
 /**
  * After the socket's current response went out through the addon: it is
- * the last in request order. Starts numbering requests on a socket seen
- * pipelining (queuedWriter()), from a response after which nothing was
- * parsed yet.
+ * the last in request order, and the next request's response may join the
+ * batch (on a socket seen pipelining: queuedWriter()).
  */
 function wroteCurrent(res, socket) {
   const writer = socket[kWriter];
-  if (writer === undefined) return;
-  const req = res.req;
-  if (writer === false) {
-    const parser = socket.parser;
-    if (parser === null || parser === undefined || parser.incoming !== req ||
-        typeof parser.onIncoming !== 'function') {
-      return;
-    }
-    const created = new SocketWriter(socket);
-    socket[kWriter] = created;
-    const onIncoming = parser.onIncoming;
-    parser.onIncoming = function numberRequest(incoming, keepAlive) {
-      incoming[kNumber] = ++created.parsed;
-      return onIncoming(incoming, keepAlive);
-    };
-    req[kNumber] = 0;
-    created.closed = res._last === true;
-    return;
-  }
-  const n = req[kNumber];
+  if (writer === undefined || writer === false) return;
+  const n = res.req[kNumber];
   writer.last = n === undefined ? -1 : n;
   writer.closed = res._last === true;
 }
 
 /**
  * The writer of the socket `res` waits on, when `res` may join its batch:
- * the response just before it went out through the addon, and nothing
- * closes the connection before it. Else null (and a socket seen pipelining
- * is marked to number its requests).
+ * its request is the one after the last whose response joined the batch
+ * or went out through the addon, and nothing closes the connection before
+ * it. Else null. The first response seen waiting on a socket (pipelining)
+ * gives the socket its writer (startWriter()) and is Node's itself: its
+ * request was parsed before the numbering began.
  */
 function queuedWriter(res) {
   const req = res.req;
@@ -182,13 +176,33 @@ function queuedWriter(res) {
   if (socket === null || socket === undefined) return null;
   const writer = socket[kWriter];
   if (writer === undefined) {
-    socket[kWriter] = false;
+    socket[kWriter] = startWriter(socket);
     return null;
   }
   if (writer === false || writer.closed || req[kNumber] !== writer.last + 1) return null;
-  if (!socket.writable) return null;
+  if (!socket.writable || socket.write !== socketWrite) return null;
   if (!defaultEncodingIsUtf8(socket)) return null;
   return writer;
+}
+
+/**
+ * A writer for a socket seen pipelining, numbering the requests its parser
+ * hands over from now on (1, 2, ...): the first of them may start the
+ * batch (`last` 0). False where the socket has no parser to number them or
+ * is TLS (the addon writes the socket's descriptor, which a TLS socket
+ * reports as its TCP connection's): nothing joins a batch there.
+ */
+function startWriter(socket) {
+  if (socket.encrypted) return false;
+  const parser = socket.parser;
+  if (parser === null || parser === undefined || typeof parser.onIncoming !== 'function') return false;
+  const created = new SocketWriter(socket);
+  const onIncoming = parser.onIncoming;
+  parser.onIncoming = function numberRequest(incoming, keepAlive) {
+    incoming[kNumber] = ++created.parsed;
+    return onIncoming(incoming, keepAlive);
+  };
+  return created;
 }
 
 /**

@@ -50,6 +50,7 @@ const SUITES = {
   wrappers: 'test/wrappers.test.js',
   loading: 'test/loading.test.js',
   'peer-faults': 'test/peer-faults.test.js',
+  pipeline: 'test/pipeline.test.js',
 };
 const COPY = [
   'binding.gyp', 'package.json', 'register.js', 'lib', 'src', 'test/matrix-harness.js', 'test/helpers',
@@ -726,6 +727,47 @@ const MUTANTS = [
     from: "let functionSource = require('node:vm').runInNewContext('Function.prototype.toString');",
     to: 'let functionSource = Function.prototype.toString;',
     suites: ['loading'],
+  },
+  // lib/pipeline.js: the socket's batch of pipelined responses.
+  {
+    name: 'pipeline-order-unchecked',
+    what: 'a queued response joins its socket\'s batch whatever its request\'s place (one ended before its predecessor goes first)',
+    file: 'lib/pipeline.js',
+    from: '  if (writer === false || writer.closed || req[kNumber] !== writer.last + 1) return null;\n',
+    to: '  if (writer === false || writer.closed || req[kNumber] === undefined) return null;\n',
+    suites: ['pipeline'],
+  },
+  {
+    name: 'pipeline-closed-ignored',
+    what: 'responses after one that closes the connection (maxRequestsPerSocket) join the batch: written where Node writes nothing',
+    file: 'lib/pipeline.js',
+    from: '  if (writer === false || writer.closed || req[kNumber] !== writer.last + 1) return null;\n',
+    to: '  if (writer === false || req[kNumber] !== writer.last + 1) return null;\n',
+    suites: ['pipeline'],
+  },
+  {
+    name: 'pipeline-first-burst-unbatched',
+    what: "a new writer's first numbered request may not start the batch: a connection's first burst goes Node's way",
+    file: 'lib/pipeline.js',
+    from: '    this.last = 0;\n',
+    to: '    this.last = -1;\n',
+    suites: ['pipeline'],
+  },
+  {
+    name: 'pipeline-tls-writer',
+    what: 'a TLS socket gets a writer: its queued responses join a batch the addon cannot write encrypted',
+    file: 'lib/pipeline.js',
+    from: '  if (socket.encrypted) return false;\n',
+    to: '',
+    suites: ['pipeline'],
+  },
+  {
+    name: 'pipeline-turn-finish-early',
+    what: "a batched response's 'finish' callback called at its turn before its bytes were counted and written",
+    file: 'lib/pipeline.js',
+    from: '    if (counted > 0) countBytes(handle, counted);\n    if (need === 0) {\n',
+    to: '    callback();\n    if (counted > 0) countBytes(handle, counted);\n    if (need === 0) {\n',
+    suites: ['pipeline'],
   },
 ];
 

@@ -2,8 +2,9 @@
 
 // Pipelined bursts through the socket's FastResponse writer (lib/pipeline.js)
 // against Node's own res.end(): a client sends bursts of requests, each once
-// the responses to the one before arrived (as wrk does). From the second
-// burst on, a socket seen pipelining numbers its requests and the queued
+// the responses to the one before arrived (as wrk does). The first response
+// seen waiting behind another shows the socket pipelining (Node's path);
+// from the next request on the socket numbers its requests and the queued
 // responses join its batch. Every case: the same bytes, events ('prefinish',
 // 'finish', 'close', callbacks), state at 'finish' (socket.bytesWritten
 // included) and return values as Node's own.
@@ -23,13 +24,14 @@ function burst(paths, extra = '') {
 const fourBursts = [burst(['/1', '/2', '/3']), burst(['/4', '/5', '/6', '/7']),
                     burst(['/8', '/9', '/10', '/11']), burst(['/12', '/13'])];
 
-// The first burst on a connection goes Node's way behind its first
-// response (the socket is not numbering its requests yet): 2 'not-current'.
-const FIRST_BURST_QUEUED = 2;
+// The first burst on a connection: its second response goes Node's way (it
+// shows the socket pipelining; its request was parsed before the numbering
+// began), the third joins the new batch: 1 'not-current'.
+const FIRST_BURST_QUEUED = 1;
 
 for (const mode of ['fast', 'fastEnd', 'patched']) {
   describe(`pipelined bursts (${mode})`, () => {
-    test('bursts of GETs, handlers end at once: every response after the first burst is fast', () =>
+    test('bursts of GETs, handlers end at once: every response but the first burst\'s second is fast', () =>
       differential({
         mode,
         request: fourBursts,
@@ -51,6 +53,58 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
       }));
   });
 }
+
+// A connection's only burst (a client that pipelines once, then closes):
+// the first response is the socket's current one, the second shows the
+// socket pipelining (Node's path), and the 14 after it join the batch,
+// written with one writev(2) at the third's turn: 3 writes to the kernel
+// where Node's path makes 16.
+for (const mode of ['fast', 'fastEnd', 'patched']) {
+  test(`a connection's only burst of 16 (${mode}): the 14 after the second in one writev(2)`, async () => {
+    const paths = Array.from({ length: 16 }, (_, i) => `/${i}`);
+    const { node, fast } = await differential({
+      mode,
+      request: burst(paths.slice(0, 15)) + get('/15', 'Connection: close\r\n'),
+      expect: { responses: 16 },
+      handler: (req, res, ctx) => ctx.api.end(res, `${BODY} ${req.url}`),
+      fast: 15,
+      fallback: { 'not-current': 1 },
+    });
+    assert.equal(node.syscalls, 16);
+    assert.equal(fast.syscalls, 3);
+    assert.equal(fast.stats.fast, 15);
+  });
+}
+
+// TLS: the addon cannot write an encrypted socket (its descriptor is the
+// TCP connection's), so no writer: each burst's first response steps aside
+// ('tls') and the queued ones are Node's ('not-current'); the client
+// decrypts Node's bytes.
+test('TLS: pipelined bursts are Node\'s, no plaintext reaches the connection', () =>
+  differential({
+    transport: 'tls',
+    request: [burst(['/1', '/2', '/3', '/4']), burst(['/5', '/6', '/7', '/8'])],
+    handler: (req, res, ctx) => ctx.api.end(res, `${BODY} ${req.url}`),
+    fast: 0,
+    fallback: { tls: 2, 'not-current': 6 },
+  }));
+
+// Instrumentation that wraps socket.write() must see every byte: no batch
+// goes past it ('socket-write-replaced' for each burst's first response,
+// Node's queue for the rest).
+test('a socket whose write() is wrapped: pipelined bursts are Node\'s', () =>
+  differential({
+    request: [burst(['/1', '/2', '/3', '/4']), burst(['/5', '/6', '/7', '/8'])],
+    setup: (server) => server.on('connection', (socket) => {
+      const write = socket.write;
+      socket.write = function wrappedWrite(...args) {
+        return write.apply(this, args);
+      };
+    }),
+    handler: (req, res, ctx) => ctx.api.end(res, `${BODY} ${req.url}`),
+    fast: 0,
+    fallback: { 'socket-write-replaced': 2, 'not-current': 6 },
+  }));
 
 describe('pipelined bursts: what a burst holds', () => {
   test('HEAD, 204 and 304 inside a burst: no body on the wire', () =>

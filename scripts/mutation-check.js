@@ -739,7 +739,7 @@ const MUTANTS = [
   },
   {
     name: 'pipeline-closed-ignored',
-    what: 'responses after one that closes the connection (maxRequestsPerSocket) join the batch: written where Node writes nothing',
+    what: 'responses after one that closes the connection (a handler\'s Connection: close) join the batch: written where Node writes nothing',
     file: 'lib/pipeline.js',
     from: '  if (writer === false || writer.closed || req[kNumber] !== writer.last + 1) return null;\n',
     to: '  if (writer === false || req[kNumber] !== writer.last + 1) return null;\n',

@@ -172,6 +172,20 @@ describe('pipelined bursts: what a burst holds', () => {
       fallback: { 'not-current': 1 },
     }));
 
+  test('a handler that sets Connection: close inside a burst: the responses after it are never written', () =>
+    differential({
+      request: [burst(['/a', '/b']), burst(['/c', '/close', '/d', '/e'])],
+      expect: { responses: 4 },
+      handler: (req, res, ctx) => {
+        if (req.url === '/close') res.setHeader('Connection', 'close');
+        ctx.api.end(res, `body of ${req.url}`);
+      },
+      // /close joins the batch and closes it (`_last`): /d and /e are
+      // ended, queued behind it and never written, by Node either.
+      fast: 3,
+      fallback: { 'not-current': 3 },
+    }));
+
   test('maxRequestsPerSocket reached inside a burst: Connection: close, then Node\'s 503s', () =>
     differential({
       request: [burst(['/1', '/2']), burst(['/3', '/4', '/5', '/6'])],

@@ -108,31 +108,43 @@ function textOf(text, len) {
   return 'na\u00efve '.repeat(Math.floor(len / 7)) + 'x'.repeat(len % 7);
 }
 
+const REQUEST = 'GET / HTTP/1.1\r\nHost: x\r\n\r\n';
+
 /**
- * The client: `requests` GETs on one connection to `port`, each sent when
- * the previous response's last bytes, `last`, arrived; then `close()`.
+ * Calls `onResponse()` on `client` for each response that arrives, a
+ * response ending with `last` (its UTF-8 bytes; the bytes read are decoded
+ * as latin1), until it returns false.
  */
-function drive(port, requests, last, close) {
-  // The bytes read are decoded as latin1: `last` as its UTF-8 bytes read so.
+function eachResponse(client, last, onResponse) {
   const tail = Buffer.from(last, 'utf8').toString('latin1');
-  const client = require('node:net').connect(port, '127.0.0.1');
-  const request = 'GET / HTTP/1.1\r\nHost: x\r\n\r\n';
-  let left = requests;
   let received = '';
   client.on('data', (data) => {
     received += data.toString('latin1');
     let end;
     while ((end = received.indexOf(tail)) !== -1) {
       received = received.slice(end + tail.length);
-      if (--left === 0) {
-        client.end();
-        close();
-        return;
-      }
-      client.write(request);
+      if (!onResponse()) return;
     }
   });
-  client.write(request);
+}
+
+/**
+ * The client: `requests` GETs on one connection to `port`, each sent when
+ * the previous response's last bytes, `last`, arrived; then `close()`.
+ */
+function drive(port, requests, last, close) {
+  const client = require('node:net').connect(port, '127.0.0.1');
+  let left = requests;
+  eachResponse(client, last, () => {
+    if (--left === 0) {
+      client.end();
+      close();
+      return false;
+    }
+    client.write(REQUEST);
+    return true;
+  });
+  client.write(REQUEST);
 }
 
 /**
@@ -142,26 +154,18 @@ function drive(port, requests, last, close) {
  * and `close()` after the last.
  */
 function driveBursts(port, requests, burst, last, close) {
-  const tail = Buffer.from(last, 'utf8').toString('latin1');
-  const request = 'GET / HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(burst);
+  const request = REQUEST.repeat(burst);
   let left = requests;
   const next = () => {
     const client = require('node:net').connect(port, '127.0.0.1');
     let pending = burst;
-    let received = '';
-    client.on('data', (data) => {
-      received += data.toString('latin1');
-      let end;
-      while ((end = received.indexOf(tail)) !== -1) {
-        received = received.slice(end + tail.length);
-        if (--pending === 0) {
-          client.end();
-          left -= burst;
-          if (left > 0) next();
-          else close();
-          return;
-        }
-      }
+    eachResponse(client, last, () => {
+      if (--pending !== 0) return true;
+      client.end();
+      left -= burst;
+      if (left > 0) next();
+      else close();
+      return false;
     });
     client.write(request);
   };

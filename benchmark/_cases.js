@@ -228,11 +228,12 @@ function boundInternals(packagePath) {
  * Serves `handlers[method](fr, internals)` on 127.0.0.1 and has bench.http() load it,
  * checking the responses against `expect` ({ status, headers, body }) and
  * the fast path's counts. A method the package lacks is skipped. `pipeline`:
- * requests each connection sends in one write (default 1). `nodePath`: the
+ * requests each connection sends in one write (default 1);
+ * `closeAfterBurst`: a connection per burst (bench.http()). `nodePath`: the
  * case measures Node's own path under this method by design (the counts are
  * reported, not checked), and why.
  */
-function serve(bench, { method, c, duration, pipeline, nodePath }, handlers, expect) {
+function serve(bench, { method, c, duration, pipeline, closeAfterBurst, nodePath }, handlers, expect) {
   const { fr, skip, internals } = prepare(method);
   if (skip !== null) {
     bench.skip(skip);
@@ -240,24 +241,30 @@ function serve(bench, { method, c, duration, pipeline, nodePath }, handlers, exp
   }
   const server = http.createServer(handlers[method](fr, internals));
   server.listen(0, '127.0.0.1', () => {
-    load(bench, { fr, method, c, duration, pipeline, nodePath, port: server.address().port }, expect,
+    load(bench, { fr, method, c, duration, pipeline, closeAfterBurst, nodePath, port: server.address().port }, expect,
          () => server.close());
   });
 }
 
 /** bench.http() on `port` with the response and fast-path checks; `close` once measured. */
-function load(bench, { fr, method, c, duration, pipeline, nodePath, port, path: urlPath }, expect, close) {
+function load(bench, { fr, method, c, duration, pipeline, closeAfterBurst, nodePath, port, path: urlPath }, expect,
+              close) {
   bench.http({
     port,
     path: urlPath,
     connections: c,
     duration,
     pipeline,
+    closeAfterBurst,
     expect,
     before: () => resetStats(fr),
-    after: () => {
+    after: (result) => {
       if (nodePath === undefined) {
-        return checkFastStats(method, readStats(fr), pipeline > 1 ? c * (pipeline - 1) : 0);
+        // A connection per burst: every burst is a first burst, its first
+        // response queued behind another Node's ('not-current').
+        const firstBursts = !(pipeline > 1) ? 0 :
+          closeAfterBurst ? Math.ceil(result.requests / pipeline) + c : c * (pipeline - 1);
+        return checkFastStats(method, readStats(fr), firstBursts);
       }
       const counts = readStats(fr);
       return counts === null ? {} : { fastChecked: false, fast: counts.fast, writes: counts.writes || 0,
@@ -308,6 +315,28 @@ function serveApp(bench, name, { route, len, method, c, duration }) {
   Promise.resolve(start(framework, sent.value, route)).then(({ port, close }) => {
     load(bench, { fr, method, c, duration, port }, expect, close);
   }).catch((err) => bench.fail(err));
+}
+
+/**
+ * The handlers of the pipelined cases (http/pipeline.js,
+ * http/pipeline-close.js), by method: writeHead(200, headers) then
+ * res.end(chunk) (`end`, the baseline, and `patched`, under install({
+ * patchEnd: true })) or res.fastEnd(chunk) (`fastEnd`). Each is a factory
+ * as serve() takes them.
+ */
+function pipelinedHandlers(chunk, headers) {
+  const writeHeadAndEnd = () => (req, res) => {
+    res.writeHead(200, headers);
+    res.end(chunk);
+  };
+  return {
+    end: writeHeadAndEnd,
+    patched: writeHeadAndEnd,
+    fastEnd: () => (req, res) => {
+      res.writeHead(200, headers);
+      res.fastEnd(chunk);
+    },
+  };
 }
 
 /**
@@ -390,6 +419,7 @@ function streamedBound(chunk, writes, tick) {
 }
 
 module.exports = {
+  pipelinedHandlers,
   streamedHandler,
   streamedBound,
   packagePath,

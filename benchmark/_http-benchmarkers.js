@@ -34,7 +34,7 @@ const wrk = {
     return onPath('wrk');
   },
   install: 'apt-get install wrk',
-  args({ port, path: urlPath, connections, duration, threads, pipeline }) {
+  args({ port, path: urlPath, connections, duration, threads, pipeline, closeAfterBurst }) {
     const depth = Math.max(1, Math.round(pipeline || 1));
     return [
       '-d', `${Math.max(1, Math.round(duration))}s`,
@@ -42,7 +42,7 @@ const wrk = {
       '-t', String(Math.max(1, Math.min(connections, threads))),
       '-s', path.join(__dirname, depth > 1 ? '_wrk-pipeline.lua' : '_wrk-report.lua'),
       `http://127.0.0.1:${port}${urlPath}`,
-      ...(depth > 1 ? ['--', String(depth)] : []),
+      ...(depth > 1 ? ['--', String(depth), ...(closeAfterBurst ? ['close'] : [])] : []),
     ];
   },
   parse(stdout) {
@@ -113,15 +113,20 @@ const benchmarkers = { wrk, autocannon };
 /**
  * Runs `name` against http://127.0.0.1:<port><path> with `connections`
  * keep-alive connections for `duration` seconds, pinned to CPU `cpu`
- * (taskset) when it is a number. Resolves to { benchmarker, requests,
+ * (taskset) when it is a number; `pipeline` requests in each write, and
+ * with `closeAfterBurst` (wrk only) a connection per burst, its last
+ * request with Connection: close. Resolves to { benchmarker, requests,
  * seconds, rate, bytes, errors, latencyP50, latencyP99 } (latency in ms);
  * rejects when the tool is missing, fails or prints no result.
  */
-function run(name, { port, path: urlPath = '/', connections, duration, cpu, pipeline }) {
+function run(name, { port, path: urlPath = '/', connections, duration, cpu, pipeline, closeAfterBurst }) {
   const b = benchmarkers[name];
   if (b === undefined) {
     return Promise.reject(new Error(
       `unknown benchmarker "${name}": use ${Object.keys(benchmarkers).join(' or ')}`));
+  }
+  if (closeAfterBurst && name !== 'wrk') {
+    return Promise.reject(new Error(`benchmarker ${name} cannot close a connection after each burst: use wrk`));
   }
   const exe = b.executable();
   if (exe === null) {
@@ -134,6 +139,7 @@ function run(name, { port, path: urlPath = '/', connections, duration, cpu, pipe
     connections,
     duration,
     pipeline,
+    closeAfterBurst,
     threads: pinned ? 1 : (os.availableParallelism ? os.availableParallelism() : os.cpus().length),
   });
   const [cmd, argv] = pinned ? ['taskset', ['-c', String(cpu), exe, ...args]] : [exe, args];

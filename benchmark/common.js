@@ -475,6 +475,9 @@ class Benchmark {
    * options: { port, path = '/', connections (default: config c, 50),
    *   duration (default: config duration, 5), expect,
    *   pipeline: requests each connection sends in one write (default 1),
+   *   closeAfterBurst: with pipeline > 1, the last request of each burst
+   *     says Connection: close, so each burst has a connection of its own
+   *     (wrk only),
    *   cpuUsage: () => {user, system} (µs, default process.cpuUsage();
    *     cluster.js adds its workers'), may return a Promise,
    *   before(): called after the warm-up, right before measuring,
@@ -504,17 +507,23 @@ class Benchmark {
     const pin = process.env[PIN_ENV];
     const client = pin ? Number(pin.split(',')[1]) : undefined;
     const pipeline = Number(options.pipeline ?? 1);
-    const load = { port: options.port, path: urlPath, connections, cpu: client, pipeline };
+    const closeAfterBurst = options.closeAfterBurst === true && pipeline > 1;
+    const load = { port: options.port, path: urlPath, connections, cpu: client, pipeline, closeAfterBurst };
+    // Responses that may be shorter than the probe's: the last of each
+    // burst says Connection: close (and each connection's last one may be
+    // partial).
+    const closing = closeAfterBurst ? (requests) => Math.ceil(requests / pipeline) + connections : () => 0;
 
     const size = options.expect ? await probe(options.port, urlPath, options.expect) : NaN;
     if (warmup > 0) {
-      checkLoad(await benchmarkers.run(name, { ...load, duration: warmup }), size, connections * pipeline, 'warm-up');
+      checkLoad(await benchmarkers.run(name, { ...load, duration: warmup }), size, connections * pipeline, 'warm-up',
+                closing);
     }
     if (options.before) await options.before();
     const cpu0 = await cpuUsage();
     const result = await benchmarkers.run(name, { ...load, duration });
     const cpu1 = await cpuUsage();
-    checkLoad(result, size, connections * pipeline, 'run');
+    checkLoad(result, size, connections * pipeline, 'run', closing);
     const details = options.after ? (await options.after(result)) || {} : {};
     const cpuMicros = (cpu1.user - cpu0.user) + (cpu1.system - cpu0.system);
     return {
@@ -542,7 +551,7 @@ function checkError(message) {
 }
 
 /** A load run counts only without errors and with whole, right-sized responses. */
-function checkLoad(result, size, inFlight, what) {
+function checkLoad(result, size, inFlight, what, closing = () => 0) {
   const bad = Object.entries(result.errors).filter(([, n]) => n > 0);
   if (bad.length > 0) {
     throw checkError(`${result.benchmarker} ${what}: ${bad.map(([k, n]) => `${n} ${k} errors`).join(', ')} ` +
@@ -550,9 +559,11 @@ function checkLoad(result, size, inFlight, what) {
   }
   if (!(result.requests > 0)) throw checkError(`${result.benchmarker} ${what}: no responses`);
   // Every response is as large as the probe's (the Date field has a fixed
-  // length); at the end each connection may hold one partial response.
+  // length), but for `closing(requests)` of them that say Connection: close;
+  // at the end each connection may hold one partial response.
+  const full = Math.max(0, result.requests - closing(result.requests));
   if (Number.isFinite(size) && Number.isFinite(result.bytes) &&
-      (result.bytes < result.requests * size || result.bytes > (result.requests + inFlight) * size)) {
+      (result.bytes < full * size || result.bytes > (result.requests + inFlight) * size)) {
     throw checkError(`${result.benchmarker} ${what}: ${result.bytes} bytes for ${result.requests} ` +
                     `responses of ${size} bytes`);
   }

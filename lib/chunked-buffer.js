@@ -59,7 +59,7 @@ const {
 } = require('./node-internals');
 const { binding, layout, results, args } = require('./binding');
 const { isAscii, chunkSize } = require('./body');
-const { socketFd } = require('./gate');
+const { socketFd } = require('./socket-fd');
 const { complete, settle } = require('./complete');
 const { countUncork } = require('./stats');
 

@@ -40,7 +40,8 @@ const {
   callReplaced, methodToCall, patchedEnd,
 } = require('./node-internals');
 const { applyHead, complete, countBytes, failNextWrite, bytesOf } = require('./complete');
-const { stateBits, socketFd } = require('./gate');
+const { stateBits } = require('./gate');
+const { socketFd } = require('./socket-fd');
 const { countRequestFast, countRequestPartial, countRequestFallback } = require('./stats');
 
 const {

@@ -12,10 +12,10 @@ const { SEP, joinHeaderMap } = require('./headers');
 const { bodyArgs } = require('./body');
 const {
   STATUS_CODES, isNodesHead, nodeImplicitHeader, kOutHeaders, uniqueHeadersOf,
-  kRejectNonStandardBodyWrites, socketWrite, REMOVED_CONNECTION_KEEPS_ALIVE, NODE_RENDERS_HEAD,
-  sendsThroughNode, defaultEncodingIsUtf8,
+  kRejectNonStandardBodyWrites, REMOVED_CONNECTION_KEEPS_ALIVE, NODE_RENDERS_HEAD, sendsThroughNode,
 } = require('./node-internals');
 const { applyHead, complete } = require('./complete');
+const { socketFd } = require('./socket-fd');
 const { RENDER_ONLY, wroteCurrent, queuedWriter, setWriterArgs, completeQueued } = require('./pipeline');
 
 const {
@@ -144,43 +144,6 @@ function directFd(res) {
   const fd = socketFd(socket, 0);
   if (typeof fd === 'string') return fd;
   return bodyRules(res) || fd;
-}
-
-/**
- * The file descriptor of a plain TCP or pipe socket that nothing is
- * waiting to be written on (Node's buffer, libuv's queue, a cork, or
- * `corked`: the message's own cork count), or the reason it cannot be
- * written directly now. `ownCorks`: corks of the socket that are the
- * caller's to undo (a response's for the tick, lib/chunked-buffer.js).
- * Shared by responses and requests (lib/client.js).
- */
-function socketFd(socket, corked, ownCorks = 0) {
-  if (socket.encrypted) return R.TLS;
-  // Instrumentation that wraps socket.write() must see the bytes.
-  if (socket.write !== socketWrite) return R.SOCKET_WRITE_REPLACED;
-  if (!socket.writable) return R.SOCKET_CLOSED;
-  if (!defaultEncodingIsUtf8(socket)) return R.ENCODING;
-  if (socket.writableLength !== 0 || socket.writableCorked !== ownCorks || corked !== 0) {
-    return R.SOCKET_BUSY;
-  }
-  // Under the caller's corks, an empty string written before (Node's
-  // write_() sends `write('', cb)` to the socket, not to the tick's chunk)
-  // waits in the socket's buffer with no length: its callback is due
-  // before those of what the caller writes. (With the socket uncorked and
-  // nothing in writableLength, its buffer is empty: Writable clears it
-  // when a write completes and when it is uncorked.)
-  if (ownCorks !== 0 && bufferedWrites(socket._writableState)) return R.SOCKET_BUSY;
-  const handle = socket._handle;
-  if (handle === null || handle === undefined) return R.NO_FD;
-  if (handle.writeQueueSize !== 0) return R.SOCKET_BUSY;
-  const fd = handle.fd;
-  if (typeof fd !== 'number' || fd < 0) return R.NO_FD;
-  return fd;
-}
-
-/** Whether a socket's Writable state holds buffered writes (any length). */
-function bufferedWrites(state) {
-  return state.buffered.length !== state.bufferedIndex;
 }
 
 /** What of the response's own state leaves it to Node, or null. */
@@ -329,6 +292,6 @@ function maxRequests(res) {
 }
 
 module.exports = {
-  FROM_RESPONSE, FROM_FIELDS, FROM_TEMPLATE, writeDirect, socketFd, uncorkNT, statusHasBody, stateBits,
+  FROM_RESPONSE, FROM_FIELDS, FROM_TEMPLATE, writeDirect, uncorkNT, statusHasBody, stateBits,
   setKeepAliveArgs,
 };

@@ -39,7 +39,9 @@
 // wraps socket.write(), the queued responses are Node's.
 
 const { binding, layout, args, results } = require('./binding');
-const { nodeEnd, defaultEncodingIsUtf8, socketWrite } = require('./node-internals');
+const { nodeEnd } = require('./node-internals');
+const { socketRefusal, socketFd } = require('./socket-fd');
+const { R } = require('./reasons');
 const { countBytes, failNextWrite, bytesOf, failedWriteCounted } = require('./complete');
 const { countFast } = require('./stats');
 
@@ -88,7 +90,8 @@ class SocketWriter {
    * The turn of the batch's first response (`bytes` long, Buffer body
    * `tag`): its bytes go out now, as Node would write them now. One
    * writev(2) takes the whole batch when nothing is ahead of it on the
-   * socket (a plain socket whose write() nothing wraps); what the kernel
+   * socket (socketFd(): a plain socket whose write() nothing wraps, with
+   * nothing buffered or corked); what the kernel
    * does not take of this response goes to socket.write() (where libuv
    * queues it and Node's backpressure and error handling take it), the
    * rest of the batch waits for its own turn.
@@ -104,11 +107,10 @@ class SocketWriter {
     this.ahead -= counted;
     need -= counted;
     let written = 0;
-    if (need > 0 && !socket.encrypted && socket.write === socketWrite &&
-        socket.writableLength === 0 && socket.writableCorked === 0 &&
-        handle !== null && handle !== undefined && handle.writeQueueSize === 0 &&
-        typeof handle.fd === 'number' && handle.fd >= 0) {
-      args[ARG_FD] = handle.fd;
+    // (R.FINISHED: the response's bytes were all written ahead.)
+    const fd = need > 0 ? socketFd(socket, 0) : R.FINISHED;
+    if (typeof fd === 'number') {
+      args[ARG_FD] = fd;
       args[ARG_WRITER] = this.id;
       binding.flushWriter();
       written = results[RESULT_WRITTEN];
@@ -181,8 +183,10 @@ function queuedWriter(res) {
     return null;
   }
   if (writer === false || writer.closed || req[kNumber] !== writer.last + 1) return null;
-  if (!socket.writable || socket.write !== socketWrite) return null;
-  if (!defaultEncodingIsUtf8(socket)) return null;
+  // What would keep the addon off the socket at the response's turn keeps
+  // the response out of the batch now (the turn writes the batch, else
+  // hands it to socket.write()).
+  if (socketRefusal(socket) !== null) return null;
   return writer;
 }
 

@@ -699,7 +699,7 @@ const MUTANTS = [
   {
     name: 'tick-written-past-empty-write',
     what: "the addon writes a tick's collected chunks (Node 24+) while an empty write() waits in the socket's buffer: its callback comes after theirs and after 'finish'",
-    file: 'lib/gate.js',
+    file: 'lib/socket-fd.js',
     from: '  if (ownCorks !== 0 && bufferedWrites(socket._writableState)) return R.SOCKET_BUSY;\n',
     to: '',
     suites: ['stream'],
@@ -754,10 +754,10 @@ const MUTANTS = [
     suites: ['pipeline'],
   },
   {
-    name: 'pipeline-tls-writer',
-    what: 'a TLS socket gets a writer: its queued responses join a batch the addon cannot write encrypted',
-    file: 'lib/pipeline.js',
-    from: '  if (socket.encrypted) return false;\n',
+    name: 'tls-written-plain',
+    what: "socketRefusal() lets a TLS socket through: the addon writes its responses (the current one, a batch at its turn) to the TCP connection's descriptor in plaintext",
+    file: 'lib/socket-fd.js',
+    from: '  if (socket.encrypted) return R.TLS;\n',
     to: '',
     suites: ['pipeline'],
   },

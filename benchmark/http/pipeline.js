@@ -27,17 +27,8 @@ const bench = common.createBenchmark(main, {
 function main({ len, depth, c, duration, method }) {
   const chunk = cases.body('string', len);
   const headers = { 'Content-Type': 'text/plain', 'Content-Length': len };
-  const writeHeadAndEnd = () => (req, res) => {
-    res.writeHead(200, headers);
-    res.end(chunk);
-  };
   cases.serve(bench, { method, c, duration, pipeline: depth }, {
-    end: writeHeadAndEnd,
-    patched: writeHeadAndEnd,
-    fastEnd: () => (req, res) => {
-      res.writeHead(200, headers);
-      res.fastEnd(chunk);
-    },
+    ...cases.pipelinedHandlers(chunk, headers),
     template: (fr) => {
       const tpl = fr.template(200, { 'Content-Type': 'text/plain' });
       return (req, res) => tpl.send(res, chunk);

@@ -144,6 +144,20 @@ function checkFastStats(method, stats, firstBursts = 0) {
   return { fast: stats.fast, partial: stats.partial, writes, fallback: stats.fallback };
 }
 
+/**
+ * Under `closeAfterBurst`, the server accepted a connection for each burst
+ * (but the bursts each of the `c` connections left unfinished when the run
+ * stopped): else the load was not the one measured.
+ */
+function checkBurstConnections(requests, pipeline, c, opened) {
+  const bursts = Math.floor(requests / pipeline);
+  if (opened.count >= bursts - c) return;
+  const err = new Error(`closeAfterBurst: the server accepted ${opened.count} connections for ${requests} ` +
+                        `responses in bursts of ${pipeline} (at least ${bursts - c} expected)`);
+  err.check = true;
+  throw err;
+}
+
 function readStats(fr) {
   return fr !== null && typeof fr.stats === 'function' ? fr.stats() : null;
 }
@@ -240,15 +254,19 @@ function serve(bench, { method, c, duration, pipeline, closeAfterBurst, nodePath
     return;
   }
   const server = http.createServer(handlers[method](fr, internals));
+  // Connections the server accepted (from the measured run's start).
+  const opened = { count: 0 };
+  server.on('connection', () => { opened.count++; });
   server.listen(0, '127.0.0.1', () => {
-    load(bench, { fr, method, c, duration, pipeline, closeAfterBurst, nodePath, port: server.address().port }, expect,
+    load(bench, { fr, method, c, duration, pipeline, closeAfterBurst, opened, nodePath, port: server.address().port },
+         expect,
          () => server.close());
   });
 }
 
 /** bench.http() on `port` with the response and fast-path checks; `close` once measured. */
-function load(bench, { fr, method, c, duration, pipeline, closeAfterBurst, nodePath, port, path: urlPath }, expect,
-              close) {
+function load(bench, { fr, method, c, duration, pipeline, closeAfterBurst, opened, nodePath, port, path: urlPath },
+              expect, close) {
   bench.http({
     port,
     path: urlPath,
@@ -257,8 +275,12 @@ function load(bench, { fr, method, c, duration, pipeline, closeAfterBurst, nodeP
     pipeline,
     closeAfterBurst,
     expect,
-    before: () => resetStats(fr),
+    before: () => {
+      resetStats(fr);
+      if (opened !== undefined) opened.count = 0;
+    },
     after: (result) => {
+      if (closeAfterBurst) checkBurstConnections(result.requests, pipeline, c, opened);
       if (nodePath === undefined) {
         // A connection per burst: every burst is a first burst, its first
         // response queued behind another Node's ('not-current').

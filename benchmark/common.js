@@ -326,6 +326,49 @@ function probe(port, urlPath, expect) {
   });
 }
 
+/**
+ * Sends one request with Connection: close and checks its response: status,
+ * the body's bytes, and Connection: close. Resolves to its size in bytes
+ * (the last response of each burst under `closeAfterBurst`; shorter than a
+ * keep-alive one, which also carries Keep-Alive).
+ */
+function probeClose(port, urlPath, expect) {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let buf = Buffer.alloc(0);
+    let settled = false;
+    const done = (err, value) => {
+      if (settled) return;
+      settled = true;
+      socket.destroy();
+      if (err) reject(checkError(`response check (Connection: close) failed: ${err.message}`));
+      else resolve(value);
+    };
+    socket.setTimeout(5000, () => done(new Error('no complete response within 5 s')));
+    socket.on('connect', () => {
+      socket.write(`GET ${urlPath} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
+    });
+    socket.on('error', done);
+    socket.on('close', () => done(new Error('connection closed before a complete response')));
+    socket.on('data', (data) => {
+      buf = Buffer.concat([buf, data]);
+      try {
+        const r = parseResponse(buf);
+        if (r === null) return;
+        if (r.status !== expect.status) throw new Error(`status ${r.status}, expected ${expect.status}`);
+        if (!/(^|\W)close($|\W)/i.test(r.headers.connection || '')) {
+          throw new Error(`Connection: ${r.headers.connection}, expected close`);
+        }
+        const body = Buffer.isBuffer(expect.body) ? expect.body : Buffer.from(expect.body);
+        if (!r.body.equals(body)) throw new Error(`body of ${r.body.length} bytes differs`);
+        done(null, r.size);
+      } catch (err) {
+        done(err);
+      }
+    });
+  });
+}
+
 // ---------------------------------------------------------------------------
 // Benchmark
 
@@ -509,12 +552,10 @@ class Benchmark {
     const pipeline = Number(options.pipeline ?? 1);
     const closeAfterBurst = options.closeAfterBurst === true && pipeline > 1;
     const load = { port: options.port, path: urlPath, connections, cpu: client, pipeline, closeAfterBurst };
-    // Responses that may be shorter than the probe's: the last of each
-    // burst says Connection: close (and each connection's last one may be
-    // partial).
-    const closing = closeAfterBurst ? (requests) => Math.ceil(requests / pipeline) + connections : () => 0;
 
     const size = options.expect ? await probe(options.port, urlPath, options.expect) : NaN;
+    const closing = closeAfterBurst && options.expect ?
+      { size: await probeClose(options.port, urlPath, options.expect), pipeline, connections } : null;
     if (warmup > 0) {
       checkLoad(await benchmarkers.run(name, { ...load, duration: warmup }), size, connections * pipeline, 'warm-up',
                 closing);
@@ -551,7 +592,7 @@ function checkError(message) {
 }
 
 /** A load run counts only without errors and with whole, right-sized responses. */
-function checkLoad(result, size, inFlight, what, closing = () => 0) {
+function checkLoad(result, size, inFlight, what, closing = null) {
   const bad = Object.entries(result.errors).filter(([, n]) => n > 0);
   if (bad.length > 0) {
     throw checkError(`${result.benchmarker} ${what}: ${bad.map(([k, n]) => `${n} ${k} errors`).join(', ')} ` +
@@ -559,11 +600,21 @@ function checkLoad(result, size, inFlight, what, closing = () => 0) {
   }
   if (!(result.requests > 0)) throw checkError(`${result.benchmarker} ${what}: no responses`);
   // Every response is as large as the probe's (the Date field has a fixed
-  // length), but for `closing(requests)` of them that say Connection: close;
-  // at the end each connection may hold one partial response.
-  const full = Math.max(0, result.requests - closing(result.requests));
+  // length); at the end each connection may hold one partial response.
+  // With `closing` ({ size, pipeline, connections }: a connection per
+  // burst), the last response of each burst is `closing.size` long: the
+  // bursts are at most requests / pipeline, and at least those left when
+  // each connection stopped within a burst.
+  let shorter = [0, 0];
+  if (closing !== null) {
+    const d = size - closing.size;
+    const { pipeline, connections } = closing;
+    shorter = [Math.floor(Math.max(0, result.requests - connections * (pipeline - 1)) / pipeline) * d,
+               Math.ceil(result.requests / pipeline) * d];
+  }
   if (Number.isFinite(size) && Number.isFinite(result.bytes) &&
-      (result.bytes < full * size || result.bytes > (result.requests + inFlight) * size)) {
+      (result.bytes < result.requests * size - shorter[1] ||
+       result.bytes > (result.requests + inFlight) * size - shorter[0])) {
     throw checkError(`${result.benchmarker} ${what}: ${result.bytes} bytes for ${result.requests} ` +
                     `responses of ${size} bytes`);
   }

@@ -90,11 +90,11 @@ class SocketWriter {
    * The turn of the batch's first response (`bytes` long, Buffer body
    * `tag`): its bytes go out now, as Node would write them now. One
    * writev(2) takes the whole batch when nothing is ahead of it on the
-   * socket (socketFd(): a plain socket whose write() nothing wraps, with
-   * nothing buffered or corked); what the kernel
-   * does not take of this response goes to socket.write() (where libuv
-   * queues it and Node's backpressure and error handling take it), the
-   * rest of the batch waits for its own turn.
+   * socket (socketFd(): a plain, writable socket whose write() nothing
+   * wraps, its default encoding UTF-8, nothing buffered or corked); what
+   * the kernel does not take of this response goes to socket.write()
+   * (where libuv queues it and Node's backpressure and error handling take
+   * it), the rest of the batch waits for its own turn.
    * `callback` (the response's 'finish') runs once its bytes are written.
    * `failedCounted`: a failed writev(2) counts the response's bytes in
    * socket.bytesWritten, as Node's own write of it would.

@@ -20,6 +20,11 @@
 // changed: update the mutant).
 //
 //   node scripts/mutation-check.js [--only name,name] [--keep] [--verbose]
+//   node scripts/mutation-check.js --applies
+//
+// --applies builds and runs nothing: it checks that every mutant's edit
+// still applies to the sources as they are (`npm run lint` runs it, so a
+// mutant whose code moved fails there, not only in a mutation run).
 //
 // The suites run with FAST_RESPONSE_TEST_BAIL=1 (stop at the first failure)
 // and FAST_RESPONSE_TEST_TIMEOUT_MS=15000 (a mutant that hangs connections
@@ -36,6 +41,7 @@ const keep = args.includes('--keep');
 const verbose = args.includes('--verbose');
 const onlyAt = args.indexOf('--only');
 const only = onlyAt === -1 ? null : new Set(args[onlyAt + 1].split(','));
+const appliesOnly = args.includes('--applies');
 
 const SUITES = {
   matrix: 'test/matrix.test.js',
@@ -186,8 +192,8 @@ const MUTANTS = [
     name: 'js-body-for-head',
     what: 'send the body for HEAD / 204 / 304 (a head rendered by writeHead())',
     file: 'lib/gate.js',
-    from: 'args[ARG_BODY_FLAGS] = !res._hasBody ? BODY_NONE :',
-    to: 'args[ARG_BODY_FLAGS] = false ? BODY_NONE :',
+    from: 'const data = bodyArgs(!res._hasBody ? BODY_NONE :',
+    to: 'const data = bodyArgs(false ? BODY_NONE :',
   },
   {
     name: 'js-has-body-bit',
@@ -612,16 +618,16 @@ const MUTANTS = [
     name: 'tick-joined-pairing-surrogates',
     what: "a tick's collected UTF-8 strings joined into one string before the addon writes them (Node 24+) though a high surrogate ends one and a low one starts the next: the pair written apart is paired",
     file: 'lib/chunked-buffer.js',
-    from: '  if (bufferBytes === 0 && !pairs) {\n',
-    to: '  if (bufferBytes === 0) {\n',
+    from: '  const joined = bufferBytes === 0 && !pairs;\n',
+    to: '  const joined = bufferBytes === 0;\n',
     suites: ['stream'],
   },
   {
     name: 'tick-joined-without-buffers',
     what: "a tick's collected strings joined for the addon's write though a Buffer is among them (Node 24+): the Buffer's bytes are left out",
     file: 'lib/chunked-buffer.js',
-    from: '  if (bufferBytes === 0 && !pairs) {\n',
-    to: '  if (!pairs) {\n',
+    from: '  const joined = bufferBytes === 0 && !pairs;\n',
+    to: '  const joined = !pairs;\n',
     suites: ['stream'],
   },
   {
@@ -828,15 +834,30 @@ function firstError(output) {
 
 // Applies one edit (and its `also`, a second edit in the same file).
 function applyMutant(dir, m) {
-  const file = path.join(dir, m.file);
-  let text = fs.readFileSync(file, 'utf8');
-  for (const edit of m.also ? [m, m.also] : [m]) {
-    const count = text.split(edit.from).length - 1;
-    if (count === 0 || (!m.all && count !== 1)) return false;
-    text = m.all ? text.split(edit.from).join(edit.to) : text.replace(edit.from, () => edit.to);
-  }
-  fs.writeFileSync(file, text);
+  const text = mutated(fs.readFileSync(path.join(dir, m.file), 'utf8'), m);
+  if (text === null) return false;
+  fs.writeFileSync(path.join(dir, m.file), text);
   return true;
+}
+
+// `text` with the mutant's edits, or null where one does not apply (its
+// text is not there, or not once unless the mutant edits `all`).
+function mutated(text, m) {
+  let out = text;
+  for (const edit of m.also ? [m, m.also] : [m]) {
+    const count = out.split(edit.from).length - 1;
+    if (count === 0 || (!m.all && count !== 1)) return null;
+    out = m.all ? out.split(edit.from).join(edit.to) : out.replace(edit.from, () => edit.to);
+  }
+  return out;
+}
+
+// --applies: the mutants whose edit no longer applies to this repository's sources.
+function checkApplies() {
+  const stale = MUTANTS.filter((m) => mutated(fs.readFileSync(path.join(root, m.file), 'utf8'), m) === null);
+  for (const m of stale) console.error(`mutant ${m.name}: its text is not found once in ${m.file} (update the mutant)`);
+  console.log(`mutation check: ${MUTANTS.length - stale.length} of ${MUTANTS.length} mutants apply`);
+  return stale.length === 0 ? 0 : 1;
 }
 
 function restore(dir, m) {
@@ -926,4 +947,4 @@ function main() {
   }
 }
 
-process.exitCode = main();
+process.exitCode = appliesOnly ? checkApplies() : main();

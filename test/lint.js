@@ -37,5 +37,10 @@ if (format.error && REQUIRED) {
 } else {
   ok = format.status === 0 && ok;
 }
+// Every mutant of the mutation check still applies (its code not moved).
+const mutants = spawnSync(process.execPath, [path.join(root, 'scripts', 'mutation-check.js'), '--applies'],
+                          { cwd: root, stdio: 'inherit' });
+ok = mutants.status === 0 && ok;
+
 console.log(ok ? 'lint: clean' : 'lint: FAILED');
 process.exit(ok ? 0 : 1);

@@ -268,11 +268,15 @@ function parseChunked(buf, at, status, headers) {
  * Sends two requests, one after the other, on one keep-alive connection
  * and checks both responses: status, the expected header fields, a
  * Content-Length equal to the body's length, the body's bytes, keep-alive,
- * and equal sizes. Resolves to the size in bytes of one response.
+ * and equal sizes. Resolves to the size in bytes of one response. With
+ * `close`: one request with Connection: close, its response checked the
+ * same way but for Connection: close (the last response of each burst
+ * under `closeAfterBurst`, shorter than a keep-alive one).
  */
-function probe(port, urlPath, expect) {
+function probe(port, urlPath, expect, close = false) {
+  const count = close ? 1 : 2;
   return new Promise((resolve, reject) => {
-    const request = `GET ${urlPath} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`;
+    const request = `GET ${urlPath} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${close ? 'Connection: close\r\n' : ''}\r\n`;
     const socket = net.connect(port, '127.0.0.1');
     const responses = [];
     let buf = Buffer.alloc(0);
@@ -281,13 +285,13 @@ function probe(port, urlPath, expect) {
       if (settled) return;
       settled = true;
       socket.destroy();
-      if (err) reject(checkError(`response check failed: ${err.message}`));
+      if (err) reject(checkError(`response check${close ? ' (Connection: close)' : ''} failed: ${err.message}`));
       else resolve(value);
     };
     socket.setTimeout(5000, () => done(new Error('no complete response within 5 s')));
     socket.on('connect', () => socket.write(request));
     socket.on('error', done);
-    socket.on('close', () => done(new Error(`connection closed after ${responses.length} of 2 responses`)));
+    socket.on('close', () => done(new Error(`connection closed after ${responses.length} of ${count} responses`)));
     socket.on('data', (data) => {
       buf = Buffer.concat([buf, data]);
       try {
@@ -295,9 +299,9 @@ function probe(port, urlPath, expect) {
           buf = buf.subarray(r.size);
           check(r);
           responses.push(r);
-          if (responses.length === 2) {
-            if (responses[0].size !== responses[1].size) {
-              throw new Error(`response sizes differ: ${responses[0].size} and ${responses[1].size}`);
+          if (responses.length === count) {
+            if (responses[0].size !== r.size) {
+              throw new Error(`response sizes differ: ${responses[0].size} and ${r.size}`);
             }
             done(null, r.size);
             return;
@@ -314,8 +318,9 @@ function probe(port, urlPath, expect) {
         const got = r.headers[name.toLowerCase()];
         if (got !== String(value)) throw new Error(`${name}: ${got}, expected ${value}`);
       }
-      if (/(^|\W)close($|\W)/i.test(r.headers.connection || '')) {
-        throw new Error('Connection: close on a keep-alive request');
+      if (/(^|\W)close($|\W)/i.test(r.headers.connection || '') !== close) {
+        throw new Error(close ? `Connection: ${r.headers.connection}, expected close` :
+          'Connection: close on a keep-alive request');
       }
       // Content-Length equal to the body's length, or chunked (data joined).
       const body = Buffer.isBuffer(expect.body) ? expect.body : Buffer.from(expect.body);
@@ -323,49 +328,6 @@ function probe(port, urlPath, expect) {
         throw new Error(`body of ${r.body.length} bytes differs from the expected ${body.length} bytes`);
       }
     }
-  });
-}
-
-/**
- * Sends one request with Connection: close and checks its response: status,
- * the body's bytes, and Connection: close. Resolves to its size in bytes
- * (the last response of each burst under `closeAfterBurst`; shorter than a
- * keep-alive one, which also carries Keep-Alive).
- */
-function probeClose(port, urlPath, expect) {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1');
-    let buf = Buffer.alloc(0);
-    let settled = false;
-    const done = (err, value) => {
-      if (settled) return;
-      settled = true;
-      socket.destroy();
-      if (err) reject(checkError(`response check (Connection: close) failed: ${err.message}`));
-      else resolve(value);
-    };
-    socket.setTimeout(5000, () => done(new Error('no complete response within 5 s')));
-    socket.on('connect', () => {
-      socket.write(`GET ${urlPath} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
-    });
-    socket.on('error', done);
-    socket.on('close', () => done(new Error('connection closed before a complete response')));
-    socket.on('data', (data) => {
-      buf = Buffer.concat([buf, data]);
-      try {
-        const r = parseResponse(buf);
-        if (r === null) return;
-        if (r.status !== expect.status) throw new Error(`status ${r.status}, expected ${expect.status}`);
-        if (!/(^|\W)close($|\W)/i.test(r.headers.connection || '')) {
-          throw new Error(`Connection: ${r.headers.connection}, expected close`);
-        }
-        const body = Buffer.isBuffer(expect.body) ? expect.body : Buffer.from(expect.body);
-        if (!r.body.equals(body)) throw new Error(`body of ${r.body.length} bytes differs`);
-        done(null, r.size);
-      } catch (err) {
-        done(err);
-      }
-    });
   });
 }
 
@@ -555,7 +517,7 @@ class Benchmark {
 
     const size = options.expect ? await probe(options.port, urlPath, options.expect) : NaN;
     const closing = closeAfterBurst && options.expect ?
-      { size: await probeClose(options.port, urlPath, options.expect), pipeline, connections } : null;
+      { size: await probe(options.port, urlPath, options.expect, true), pipeline, connections } : null;
     if (warmup > 0) {
       checkLoad(await benchmarkers.run(name, { ...load, duration: warmup }), size, connections * pipeline, 'warm-up',
                 closing);

@@ -15,6 +15,11 @@
 // http/pipeline.js's: the head rendered once a second and set as `_header`
 // (Connection: close on the burst's last response, which closes the
 // connection as Node's own would: `_last`), then res.fastEnd(body).
+//
+// The server closes every connection first, so each run leaves its
+// connections in TIME_WAIT for a minute (about 20,000 in a 5 s run here):
+// some runs are slower for every method (more kernel time per response);
+// interleaving keeps the ratios comparable, the rates less so.
 
 const common = require('../common.js');
 const cases = require('../_cases.js');

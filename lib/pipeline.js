@@ -80,14 +80,17 @@ class SocketWriter {
     // Bytes of the batch the writer's writev(2) wrote ahead of their
     // response's turn: socket.bytesWritten counts them when it comes.
     this.ahead = 0;
+    // The responses in the batch whose turn has not come, in request order.
+    this.waiting = [];
     socket.once('close', () => {
       binding.closeWriter(this.id);
       this.bodies.clear();
+      this.waiting.length = 0;
     });
   }
 
   /**
-   * The turn of the batch's first response (`bytes` long, Buffer body
+   * The turn of the batch's first response `res` (`bytes` long, Buffer body
    * `tag`): its bytes go out now, as Node would write them now. One
    * writev(2) takes the whole batch when nothing is ahead of it on the
    * socket (socketFd(): a plain, writable socket whose write() nothing
@@ -99,16 +102,24 @@ class SocketWriter {
    * `failedCounted`: a failed writev(2) counts the response's bytes in
    * socket.bytesWritten, as Node's own write of it would.
    */
-  turn(bytes, tag, callback, failedCounted) {
+  turn(res, bytes, tag, callback, failedCounted) {
     const socket = this.socket;
     const handle = socket._handle;
+    const waiting = this.waiting;
+    if (waiting[0] === res) waiting.shift();
     let need = bytes;
     let counted = Math.min(this.ahead, need);
     this.ahead -= counted;
     need -= counted;
     let written = 0;
-    // (R.FINISHED: the response's bytes were all written ahead.)
-    const fd = need > 0 ? socketFd(socket, 0) : R.FINISHED;
+    // (R.FINISHED: the response's bytes were all written ahead.) Nothing is
+    // written ahead while this response or one waiting after it was
+    // destroyed before its turn: res.destroy() of a queued response
+    // destroys the socket when the response is given it (Node 18 to 22),
+    // or, with an error, after the response is written (Node 24 and
+    // later), and Node writes nothing from there on. This response's bytes then go to
+    // socket.write() and the rest waits for its turn.
+    const fd = need === 0 || res.destroyed || destroyedWaiting(waiting) ? R.FINISHED : socketFd(socket, 0);
     if (typeof fd === 'number') {
       args[ARG_FD] = fd;
       args[ARG_WRITER] = this.id;
@@ -150,6 +161,14 @@ class SocketWriter {
     socket.uncork();
     if (tag !== 0) this.bodies.delete(tag);
   }
+}
+
+/** Whether a response of `waiting` (the batch's, after the current one) was destroyed. */
+function destroyedWaiting(waiting) {
+  for (let i = 0; i < waiting.length; i++) {
+    if (waiting[i].destroyed) return true;
+  }
+  return false;
 }
 
 /**
@@ -243,6 +262,7 @@ function completeQueued(res, chunk, kind, callback, headJoined) {
   res[kBytes] = bytes;
   res[kFailedCounted] = failedWriteCounted(res, chunk, headJoined);
   writer.last = res.req[kNumber];
+  writer.waiting.push(res);
   if (res._last) writer.closed = true;
   countFast();
   res._flushOutput = flushQueued;
@@ -283,7 +303,7 @@ function flushQueued(socket) {
   for (let i = 0; i < outputData.length; i++) {
     if (typeof outputData[i].callback === 'function') callbacks.push(outputData[i].callback);
   }
-  writer.turn(this[kBytes], this[kTag], callbacks.length === 1 ? callbacks[0] : () => {
+  writer.turn(this, this[kBytes], this[kTag], callbacks.length === 1 ? callbacks[0] : () => {
     for (let i = 0; i < callbacks.length; i++) callbacks[i]();
   }, this[kFailedCounted]);
   return true;

@@ -768,6 +768,22 @@ const MUTANTS = [
     suites: ['pipeline'],
   },
   {
+    name: 'pipeline-ahead-of-destroyed',
+    what: 'the batch written ahead of a queued response the handler destroyed after end(): Node never writes it or the ones after it',
+    file: 'lib/pipeline.js',
+    from: '    const fd = need === 0 || res.destroyed || destroyedWaiting(waiting) ? R.FINISHED : socketFd(socket, 0);\n',
+    to: '    const fd = need === 0 || res.destroyed ? R.FINISHED : socketFd(socket, 0);\n',
+    suites: ['pipeline'],
+  },
+  {
+    name: 'pipeline-destroyed-turn-ahead',
+    what: "a destroyed response's turn writes the batch after it (Node 24 and later write it, then stop when it was destroyed with an error)",
+    file: 'lib/pipeline.js',
+    from: '    const fd = need === 0 || res.destroyed || destroyedWaiting(waiting) ? R.FINISHED : socketFd(socket, 0);\n',
+    to: '    const fd = need === 0 || destroyedWaiting(waiting) ? R.FINISHED : socketFd(socket, 0);\n',
+    suites: ['pipeline'],
+  },
+  {
     name: 'pipeline-turn-finish-early',
     what: "a batched response's 'finish' callback called at its turn before its bytes were counted and written",
     file: 'lib/pipeline.js',

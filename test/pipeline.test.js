@@ -243,6 +243,29 @@ describe('pipelined bursts: what a burst holds', () => {
     assert.deepEqual(finishes, ['res0:finish', 'res1:finish', 'res2:finish', 'res3:finish', 'res4:finish']);
   });
 
+  // A queued response the handler destroys after end() (found by a
+  // new-user check: the batch went out whole at the turn of the response
+  // before it). Node 18 to 22 destroy the socket when the response becomes
+  // current, nothing of it written; Node 24 and later write it, then
+  // stop writing when given an error (the connection idles: the server's
+  // timeout closes it), or go on without one. Nothing may have been
+  // written ahead of it.
+  for (const withError of [false, true]) {
+    test(`a queued response destroyed after end()${withError ? ' with an error' : ''}: nothing written ` +
+         'ahead of it', () =>
+      differential({
+        request: [burst(['/a', '/b']), burst(['/c', '/d', '/e', '/f']) + get('/g', 'Connection: close\r\n')],
+        expect: { untilClose: true },
+        setup: (server) => { server.setTimeout(300); },
+        handler: (req, res, ctx) => {
+          ctx.api.end(res, `body of ${req.url}`);
+          if (req.url === '/e') res.destroy(withError ? new Error('destroyed by the handler') : undefined);
+        },
+        fast: 6,
+        fallback: { 'not-current': 1 },
+      }));
+  }
+
   test('the client resets the connection during its second burst: Node\'s errors and events', () =>
     differential({
       request: [burst(['/a', '/b']), burst(['/c', '/d', '/e'])],

@@ -254,9 +254,10 @@ function serve(bench, { method, c, duration, pipeline, closeAfterBurst, nodePath
     return;
   }
   const server = http.createServer(handlers[method](fr, internals));
-  // Connections the server accepted (from the measured run's start).
-  const opened = { count: 0 };
-  server.on('connection', () => { opened.count++; });
+  // Under closeAfterBurst, the connections the server accepted (from the
+  // measured run's start).
+  const opened = closeAfterBurst ? { count: 0 } : undefined;
+  if (opened !== undefined) server.on('connection', () => { opened.count++; });
   server.listen(0, '127.0.0.1', () => {
     load(bench, { fr, method, c, duration, pipeline, closeAfterBurst, opened, nodePath, port: server.address().port },
          expect,

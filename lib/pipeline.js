@@ -41,7 +41,6 @@
 const { binding, layout, args, results } = require('./binding');
 const { nodeEnd } = require('./node-internals');
 const { socketRefusal, socketFd } = require('./socket-fd');
-const { R } = require('./reasons');
 const { countBytes, failNextWrite, bytesOf, failedWriteCounted } = require('./complete');
 const { countFast } = require('./stats');
 
@@ -112,14 +111,14 @@ class SocketWriter {
     this.ahead -= counted;
     need -= counted;
     let written = 0;
-    // (R.FINISHED: the response's bytes were all written ahead.) Nothing is
-    // written ahead while this response or one waiting after it was
-    // destroyed before its turn: res.destroy() of a queued response
+    // Nothing is written ahead while this response or one waiting after it
+    // was destroyed before its turn: res.destroy() of a queued response
     // destroys the socket when the response is given it (Node 18 to 22),
     // or, with an error, after the response is written (Node 24 and
-    // later), and Node writes nothing from there on. This response's bytes then go to
-    // socket.write() and the rest waits for its turn.
-    const fd = need === 0 || res.destroyed || destroyedWaiting(waiting) ? R.FINISHED : socketFd(socket, 0);
+    // later), and Node writes nothing from there on. This response's bytes
+    // then go to socket.write() and the rest waits for its turn.
+    const writeAhead = need > 0 && !res.destroyed && !destroyedWaiting(waiting);
+    const fd = writeAhead ? socketFd(socket, 0) : null;
     if (typeof fd === 'number') {
       args[ARG_FD] = fd;
       args[ARG_WRITER] = this.id;

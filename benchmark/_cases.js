@@ -130,7 +130,8 @@ function checkFastStats(method, stats, firstBursts = 0) {
   // A bound that writes past the package altogether (http/stream.js).
   if (method === 'bound' && served === 0) return { fastChecked: false };
   // A streamed response ends with end() and no data, Node's own (the last
-  // chunk): 'no-body', one per response; and a tick's later writes go into
+  // chunk) where the addon does not write it with the tick's chunks:
+  // 'no-body', one per response at most; and a tick's later writes go into
   // the corked socket by design (lib/stream.js): 'socket-busy'.
   const lastChunks = writes > 0 ? (stats.reasons['no-body'] || 0) + (stats.reasons['socket-busy'] || 0) : 0;
   const firstBurst = Math.min(stats.reasons['not-current'] || 0, firstBursts);

@@ -11,6 +11,7 @@ const { bodyKind, toBytes } = require('./body');
 const { FROM_RESPONSE, writeDirect } = require('./gate');
 const { countFallback } = require('./stats');
 const { flushCollected, endCollected } = require('./chunked-buffer');
+const { endQueued } = require('./stream');
 const { R } = require('./reasons');
 
 const { BODY_BYTES } = layout;
@@ -24,6 +25,10 @@ function fallback(res, reason, data, encoding, callback) {
   // written natively with end()'s data and the last chunk.
   const ended = endCollected(res, data, encoding, callback);
   if (ended !== null) return ended;
+  if (reason === R.NO_BODY || reason === R.EMPTY_BODY) {
+    const queuedEnd = endQueuedWrites(res, data, encoding, callback);
+    if (queuedEnd !== null) return queuedEnd;
+  }
   if (!inSendFallback) countFallback(reason, res, data);
   // Node 24+: a tick's chunks collected by res.fastWrite() (and end()'s
   // string data) leave framed; Node's end() then finds them sent.
@@ -32,6 +37,16 @@ function fallback(res, reason, data, encoding, callback) {
     return typeof cb === 'function' ? nodeEnd.call(res, cb) : nodeEnd.call(res);
   }
   return nodeEnd.call(res, data, encoding, callback);
+}
+
+/**
+ * Node 18 to 22, end() without data (`data` falsy or the callback): the
+ * tick's framed chunks waiting in the socket's queue leave with the last
+ * chunk (lib/stream.js endQueued()). Returns `res`, or null where Node's
+ * end() is to be called.
+ */
+function endQueuedWrites(res, data, encoding, callback) {
+  return endQueued(res, typeof data === 'function' ? data : (typeof encoding === 'function' ? encoding : callback));
 }
 
 /**
@@ -80,4 +95,4 @@ function end(res, data, encoding, callback) {
   return typeof done === 'string' ? fallback(res, done, data, encoding, callback) : done;
 }
 
-module.exports = { end, endAfterNodeHead, ServerResponse };
+module.exports = { end, endAfterNodeHead, endQueuedWrites, ServerResponse };

@@ -18,7 +18,7 @@ const {
 const { write } = require('./stream');
 const { writeHead, RENDERS_HEADS } = require('./write-head');
 const { loadError } = require('./binding');
-const { end } = require('./end');
+const { end, endQueuedWrites } = require('./end');
 const { send, template, json } = require('./send');
 const statistics = require('./stats');
 const { installClient, uninstallClient } = require('./client');
@@ -279,7 +279,7 @@ function endUnderPatch(res, data, encoding, callback) {
   if (!data || typeof data === 'function') {
     // Node 24+: the chunks this tick's write() calls collected, written
     // with the last chunk natively (lib/chunked-buffer.js).
-    const ended = endCollected(res, data, encoding, callback);
+    const ended = endCollected(res, data, encoding, callback) ?? endQueuedWrites(res, data, encoding, callback);
     if (ended !== null) return ended;
     statistics.countFallback(data === '' ? R.EMPTY_BODY : R.NO_BODY, res, data);
     return nodeEnd.call(res, data, encoding, callback);

@@ -42,23 +42,32 @@
 const { R } = require('./reasons');
 const { bodyKind, isAscii, chunkSize } = require('./body');
 const {
-  nodeWrite, nodeUncork, nodeCork, socketWrite, kNeedDrain, kCorked, NODE_COMBINES_CHUNKS, NODE_COLLECTS_TICK_CHUNKS,
+  nodeWrite, nodeUncork, nodeCork, socketWrite, kNeedDrain, kCorked, kChunkedBuffer, NODE_COMBINES_CHUNKS,
+  NODE_COLLECTS_TICK_CHUNKS,
   SINGLE_WRITE_CALLBACK_WITHOUT_ARGUMENT, sendsThroughNode, defaultEncodingIsUtf8,
 } = require('./node-internals');
 const { countFallback, countWrite } = require('./stats');
-const { countBytes } = require('./complete');
+const { countBytes, complete } = require('./complete');
 const { uncork: uncorkFramed, FRAMES_CHUNK } = require('./chunked-buffer');
-const { binding, layout } = require('./binding');
+const { socketRefusal } = require('./socket-fd');
+const { binding, layout, args, results } = require('./binding');
 const { Writable } = require('node:stream');
 const { Buffer } = require('node:buffer');
 
-const { BODY_KIND_MASK, BODY_LATIN1, BODY_BYTES } = layout;
+const {
+  BODY_KIND_MASK, BODY_LATIN1, BODY_BYTES, ARG_FD, ARG_WRITER, ARG_BODY_FLAGS, ARG_BODY_UNITS, ARG_BODY_TAG,
+  ARG_HEAD_UNITS, RESULT_WRITTEN, RESULT_REMAINING,
+} = layout;
 
 // Whether the socket's Writable queues writes in the shape writeQueued()
 // joins them in (Node 18 to 22; 24 and later collect a tick's chunks
 // themselves): an array from bufferedIndex on of entries { chunk,
 // encoding, callback }, `length` in units, settable needDrain and allNoop.
 const JOINS_QUEUED_WRITES = !NODE_COLLECTS_TICK_CHUNKS && queueShapeKnown();
+// Whether Writable's `buffered` is an accessor over the state's bits (Node
+// 20.x and 22), or a plain array property (Node 18).
+const BUFFERED_ACCESSOR = Object.getOwnPropertyDescriptor(
+  Object.getPrototypeOf(new Writable()._writableState), 'buffered') !== undefined;
 
 function queueShapeKnown() {
   const w = new Writable({ decodeStrings: false, write() {}, writev() {} });
@@ -69,6 +78,35 @@ function queueShapeKnown() {
   return Array.isArray(buffered) && buffered.length === 1 && state.bufferedIndex === 0 &&
     buffered[0].chunk === 'ab' && buffered[0].encoding === 'latin1' && buffered[0].callback === nop &&
     state.length === 2 && typeof state.needDrain === 'boolean' && typeof state.allNoop === 'boolean';
+}
+
+// Whether Node's end() of a response whose tick left one entry in the
+// socket's queue may be done here (endQueued()): the entry taken out of
+// the socket's Writable as its write would leave it (takeQueued()), which
+// this Node's Writable must then treat as empty (a probe at load: nothing
+// written, end() reaching 'prefinish' at once).
+const ENDS_QUEUED_WRITES = JOINS_QUEUED_WRITES && endsQueuedWrites();
+
+function endsQueuedWrites() {
+  let wrote = false;
+  const write = (chunk, encoding, cb) => {
+    wrote = true;
+    cb();
+  };
+  const w = new Writable({ decodeStrings: false, write, writev: write });
+  let prefinished = false;
+  w.on('prefinish', () => {
+    prefinished = true;
+  });
+  w.cork();
+  w.write('ab', 'latin1', nop);
+  const state = w._writableState;
+  if (state.pendingcb !== 1) return false;
+  takeQueued(state, 2);
+  if (w.writableLength !== 0 || state.getBuffer().length !== 0) return false;
+  w.uncork();
+  w.end();
+  return !wrote && prefinished;
 }
 
 // The socket queue entry this module's last framed string went into, while
@@ -645,6 +683,130 @@ function stringBytes(chunk, kind) {
   return (kind & BODY_KIND_MASK) === BODY_LATIN1 ? chunk.length : Buffer.byteLength(chunk, 'utf8');
 }
 
+/**
+ * Node 18 to 22, in place of Node's end() of `res` (`res.fastEnd()`, or
+ * end() under patchEnd) without data, after write() calls of this tick
+ * left their framed chunks in the socket's queue (`queued`, writeLatin1()
+ * and joinUtf8(): one entry, or more where a slab filled): the entries and
+ * the last chunk written by the addon with one writev(2), then Node's
+ * end() finishes the response (lib/complete.js) with nothing left to send.
+ * Node's end() sends the same bytes at the same point: its last chunk
+ * queued behind the entries, then the socket fully uncorked, one writev()
+ * of them all.
+ *
+ * Taken only where nothing would be reordered or counted otherwise: the
+ * socket's queued writes are this module's, the tick's entry last, each
+ * with its bytes as its units (bytes of the slab, or a latin1 string) and
+ * no callback, and they are the socket's only pending callbacks (no write
+ * in flight, no callback of an earlier write still due; a tick's entry
+ * split where the slab filled is two or more); no write asked for
+ * 'drain'; `res` is the socket's current response, its head sent, chunked,
+ * without trailers, with nothing in its outputData or (Node 22) its own
+ * collected chunks; its _send() and _writeRaw() are Node's; the socket
+ * passes socketRefusal() and libuv queues nothing on it. Measured under
+ * callgrind: docs/writer.md, "A tick's chunks written with end(), Node 18
+ * to 22".
+ *
+ * @param {import('http').ServerResponse} res
+ * @param {Function} [callback] end()'s callback, added as Node's end()
+ *   adds it (a 'finish' listener).
+ * @returns {import('http').ServerResponse|null} `res` when written (what
+ *   Node's end() returns), or null: nothing done, Node's end() is to be
+ *   called.
+ */
+function endQueued(res, callback) {
+  if (!ENDS_QUEUED_WRITES || binding === null || queued === null) return null;
+  if (res.finished || res.destroyed || !res._headerSent || !res.chunkedEncoding || !res._hasBody ||
+      res._trailer !== '' || res.strictContentLength || res.outputData.length !== 0 || !sendsThroughNode(res) ||
+      (NODE_COMBINES_CHUNKS && (res[kCorked] || res[kChunkedBuffer].length !== 0))) {
+    return null;
+  }
+  const socket = res.socket;
+  if (socket === null || socket === undefined || socket._httpMessage !== res) return null;
+  const state = socket._writableState;
+  // A write() asked for 'drain': Node's write of the tick emits it.
+  if (res[kNeedDrain] || state.needDrain) return null;
+  const buffered = state.buffered;
+  const count = buffered.length - state.bufferedIndex;
+  if (state.writing || state.errored || count < 1 || state.pendingcb !== count ||
+      buffered[buffered.length - 1] !== queued) {
+    return null;
+  }
+  for (let i = state.bufferedIndex; i < buffered.length; i++) {
+    const entry = buffered[i];
+    if (entry.callback !== nop || !(entry instanceof QueuedBytes || entry.encoding === 'latin1')) return null;
+  }
+  const handle = socket._handle;
+  if (socketRefusal(socket) !== null || handle === null || handle === undefined || handle.writeQueueSize !== 0) {
+    return null;
+  }
+  const fd = handle.fd;
+  if (typeof fd !== 'number' || fd < 0) return null;
+  const body = queuedBody(buffered, state.bufferedIndex);
+  args[ARG_BODY_FLAGS] = typeof body === 'string' ? BODY_LATIN1 : BODY_BYTES;
+  args[ARG_BODY_UNITS] = typeof body === 'string' ? body.length : 0;
+  takeQueued(state, state.length);
+  queued = null;
+  queuedData = null;
+  queuedHeader = null;
+  queuedChunk = null;
+  args[ARG_FD] = fd;
+  args[ARG_WRITER] = -1;
+  args[ARG_BODY_TAG] = 0;
+  args[ARG_HEAD_UNITS] = 0;
+  binding.writeRendered('', body);
+  return complete(res, results[RESULT_WRITTEN], results[RESULT_REMAINING], body,
+                  typeof callback === 'function' ? callback : undefined);
+}
+
+/**
+ * The bytes of the socket's queued entries from `from` on (latin1 strings
+ * and QueuedBytes, endQueued() checked) and the last chunk, as one body
+ * for the addon: one latin1 string, or bytes; where the tick left one
+ * entry of bytes still last in the slab, the last chunk goes into the
+ * slab behind it (no copy). Entries split where a slab filled are joined
+ * into a new Buffer.
+ */
+function queuedBody(buffered, from) {
+  if (from === buffered.length - 1) {
+    const entry = buffered[from];
+    if (!(entry instanceof QueuedBytes)) return entry.chunk + LAST_CHUNK;
+    if (entry.view === null && entry.slab === slab && entry.end === slabUsed &&
+        SLAB_SIZE - slabUsed >= LAST_CHUNK.length) {
+      slabUsed = entry.end = putLatin1(LAST_CHUNK, entry.end);
+      return entry.chunk;
+    }
+  }
+  const parts = [];
+  for (let i = from; i < buffered.length; i++) {
+    const entry = buffered[i];
+    parts.push(entry instanceof QueuedBytes ? entry.chunk : Buffer.from(entry.chunk, 'latin1'));
+  }
+  parts.push(Buffer.from(LAST_CHUNK, 'latin1'));
+  return Buffer.concat(parts);
+}
+
+// end()'s last chunk without trailers, as Node's end() sends it.
+const LAST_CHUNK = '0\r\n\r\n';
+
+/**
+ * A Writable's state after the write of all its buffered entries, `units`
+ * in all, had completed, as Writable's clearBuffer() and onwrite() leave
+ * it: the buffer reset (resetBuffer(): on Node 20.x and 22 `buffered` is
+ * an accessor whose null clears the state's kBuffered bit), its length
+ * and the entries' pending callbacks gone. endQueued() has checked that no
+ * write is in flight and no other callback due; ENDS_QUEUED_WRITES that
+ * this Node's Writable reads the result as empty.
+ */
+function takeQueued(state, units) {
+  state.pendingcb -= state.buffered.length - state.bufferedIndex;
+  state.buffered = BUFFERED_ACCESSOR ? null : [];
+  state.bufferedIndex = 0;
+  state.allBuffers = true;
+  state.allNoop = true;
+  state.length -= units;
+}
+
 function nop() {}
 
-module.exports = { write };
+module.exports = { write, endQueued, ENDS_QUEUED_WRITES };

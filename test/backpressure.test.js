@@ -19,6 +19,7 @@ const { test } = require('node:test');
 const fastResponse = require('..');
 const { results, layout } = require('../lib/binding');
 const { FRAMES_CHUNK } = require('../lib/chunked-buffer');
+const { ENDS_QUEUED_WRITES } = require('../lib/stream');
 const {
   ResponseParser,
   withTimeout,
@@ -312,7 +313,28 @@ function writesThenEnd(write, end) {
   };
 }
 
+/** A handler: `write` calls without callbacks in one tick, ASCII strings, then `end` without data. */
+function asciiWritesThenEnd(write, end) {
+  return (res, cb) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    res[write]('first ');
+    res[write]('x'.repeat(3000));
+    res[write]('y'.repeat(700));
+    res[end](cb);
+  };
+}
+
 const fullSocketCases = [
+  {
+    // Node 18 to 22: the tick's framed chunks wait in the socket's queue as
+    // one entry of bytes, and fastEnd() writes them with the last chunk
+    // (lib/stream.js endQueued()); the kernel takes none of it, and the
+    // whole goes to socket.write().
+    name: 'fastWrite() in one tick (ASCII strings), then fastEnd(): the queued chunks',
+    skip: !ENDS_QUEUED_WRITES && 'Node 18 to 22: a tick\'s chunks wait in the socket\'s queue there',
+    fast: asciiWritesThenEnd('fastWrite', 'fastEnd'),
+    node: asciiWritesThenEnd('write', 'end'),
+  },
   {
     // Node 24 and later collect the tick's writes; the package's end()
     // writes them with the head and the last chunk (lib/chunked-buffer.js

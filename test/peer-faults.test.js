@@ -14,6 +14,7 @@ const { test } = require('node:test');
 
 const fastResponse = require('..');
 const { FRAMES_CHUNK } = require('../lib/chunked-buffer');
+const { ENDS_QUEUED_WRITES } = require('../lib/stream');
 const {
   ResponseParser,
   withTimeout,
@@ -544,13 +545,7 @@ function writeAfterReset(way) {
     let writeNow = null;
     const server = await listen((req, res) => {
       const socket = req.socket;
-      socket.on('error', (err) => {
-        seen.socketError = code(err);
-      });
-      socket.on('close', () => {
-        seen.atClose = socket.bytesWritten;
-        closed.resolve();
-      });
+      watchSocket(socket, seen, closed);
       const write = way === 'fast' ? (chunk, cb) => res.fastWrite(chunk, cb) : (chunk, cb) => res.write(chunk, cb);
       write('a');
       writeNow = () => write('b', (err) => {
@@ -558,26 +553,48 @@ function writeAfterReset(way) {
         seen.atCallback = socket.bytesWritten;
       });
     });
-    try {
-      const client = await connect(server.address().port);
-      client.on('error', () => {});
-      let received = '';
-      client.on('data', (chunk) => {
-        received += chunk.toString('latin1');
-      });
-      client.write('GET / HTTP/1.1\r\nHost: t\r\n\r\n');
-      await waitFor(() => received.endsWith('\r\n1\r\na\r\n'), WAIT_MS, 'the head and the first chunk');
-      // The reset and the write in one turn: the server has not read the
-      // RST yet, so its write meets it.
-      client.resetAndDestroy();
-      writeNow();
-      await withTimeout(closed.promise, WAIT_MS, 'the server socket to close');
-      await new Promise((resolve) => setImmediate(resolve));
-      return seen;
-    } finally {
-      await closeServer(server);
-    }
+    await resetAfterFirstChunk(server, closed, () => writeNow());
+    return seen;
   };
+}
+
+/**
+ * Records the socket's error code (`seen.socketError`) and its
+ * bytesWritten at 'close' (`seen.atClose`), then resolves `closed`.
+ */
+function watchSocket(socket, seen, closed) {
+  socket.on('error', (err) => {
+    seen.socketError = code(err);
+  });
+  socket.on('close', () => {
+    seen.atClose = socket.bytesWritten;
+    closed.resolve();
+  });
+}
+
+/**
+ * The client of a reset case: a GET to `server`, the head and the first
+ * chunk ('a') read, then the reset and `act()` in one turn (the server has
+ * not read the RST yet, so its write meets it); resolves once the server
+ * socket closed (`closed`) and a turn passed, the server closed.
+ */
+async function resetAfterFirstChunk(server, closed, act) {
+  try {
+    const client = await connect(server.address().port);
+    client.on('error', () => {});
+    let received = '';
+    client.on('data', (chunk) => {
+      received += chunk.toString('latin1');
+    });
+    client.write('GET / HTTP/1.1\r\nHost: t\r\n\r\n');
+    await waitFor(() => received.endsWith('\r\n1\r\na\r\n'), WAIT_MS, 'the head and the first chunk');
+    client.resetAndDestroy();
+    act();
+    await withTimeout(closed.promise, WAIT_MS, 'the server socket to close');
+    await new Promise((resolve) => setImmediate(resolve));
+  } finally {
+    await closeServer(server);
+  }
 }
 
 test('a streamed write to a peer that reset: the callback\'s error and socket.bytesWritten as Node\'s', async () => {
@@ -585,4 +602,48 @@ test('a streamed write to a peer that reset: the callback\'s error and socket.by
   const fast = await writeAfterReset('fast')();
   assert.deepEqual(fast, node);
   assert.match(node.callback, /^(ECONNRESET|EPIPE)$/);
+});
+
+// Node 18 to 22: writes without callbacks in one tick, then end() without
+// data: the socket's one queued entry and the last chunk go out with the
+// addon's writev(2) (lib/stream.js endQueued()), here meeting a reset the
+// server has not read yet. The events, the error and socket.bytesWritten
+// must be Node's (Node's end() writes the two with one writev()).
+function endAfterReset(way) {
+  return async () => {
+    const seen = { events: [], endCallback: null, atClose: null, socketError: null };
+    const closed = deferred();
+    let endNow = null;
+    const server = await listen((req, res) => {
+      const socket = req.socket;
+      watchSocket(socket, seen, closed);
+      for (const name of ['prefinish', 'finish', 'close', 'error']) res.on(name, () => seen.events.push(name));
+      const fast = way === 'fast';
+      const write = (chunk) => (fast ? res.fastWrite(chunk) : res.write(chunk));
+      write('a');
+      endNow = () => {
+        write('b'.repeat(64));
+        write('c'.repeat(700));
+        const cb = (err) => {
+          seen.endCallback = err ? code(err) : null;
+        };
+        if (fast) res.fastEnd(cb);
+        else res.end(cb);
+      };
+    });
+    await resetAfterFirstChunk(server, closed, () => endNow());
+    return seen;
+  };
+}
+
+test('streamed writes, then end(), to a peer that reset: events, the error and socket.bytesWritten as Node\'s', async () => {
+  const before = fastResponse.stats();
+  const fast = await endAfterReset('fast')();
+  const delta = statsDelta(before);
+  const node = await endAfterReset('node')();
+  assert.deepEqual(fast, node);
+  assert.match(node.socketError, /^(ECONNRESET|EPIPE)$/);
+  // The end() was the addon's write: of the socket's queued chunks on
+  // Node 18 to 22, of the collected ones on Node 24 and later.
+  assert.equal(delta.fast + delta.partial, ENDS_QUEUED_WRITES || FRAMES_CHUNK ? 1 : 0);
 });

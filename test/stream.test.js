@@ -21,6 +21,7 @@ const { getDefaultHighWaterMark } = require('node:stream');
 
 const { differential, get } = require('./helpers/differential');
 const { NODE_COMBINES_CHUNKS, NODE_COLLECTS_TICK_CHUNKS } = require('../lib/node-internals');
+const { ENDS_QUEUED_WRITES } = require('../lib/stream');
 
 /** Runs this Node with `args`: its exit status, stdout and stderr. */
 function runChild(args) {
@@ -44,9 +45,12 @@ function runChild(args) {
  * Buffer or Uint8Array); the writes Node collects into a corked response
  * are counted nowhere. Default: one tick, started by a string.
  * `nativeEnd`: on Node 24+ the response's end() writes the tick's chunks
- * natively (a fast response, no end() fallback).
+ * natively (a fast response, no end() fallback). `queuedEnd`: on Node 18
+ * to 22 too, where the last tick's chunks wait as the socket's one queue
+ * entry without a callback (lib/stream.js endQueued()).
  */
-function counts(mode, writes, { fast = 0, endFallback = {}, notChunked = 0, collected, nativeEnd = false } = {}) {
+function counts(mode, writes, { fast = 0, endFallback = {}, notChunked = 0, collected, nativeEnd = false,
+                                queuedEnd = false } = {}) {
   if (NODE_COLLECTS_TICK_CHUNKS) {
     // The tick's chunks sent with the head and the last chunk by the
     // addon's one writev(2) (lib/chunked-buffer.js endCollected()).
@@ -55,11 +59,26 @@ function counts(mode, writes, { fast = 0, endFallback = {}, notChunked = 0, coll
     const { writes: started, ...reasons } = collected ?? { writes: Math.min(writes, 1) };
     return { writes: started, fast: endCounts.fast, fallback: { ...endCounts.fallback, ...reasons } };
   }
+  if (queuedEnd && ENDS_QUEUED_WRITES) return { writes: writes - notChunked, fast: 1, fallback: {} };
   return {
     writes: writes - notChunked,
     fast,
     fallback: notChunked > 0 ? { ...endFallback, 'not-chunked': notChunked } : endFallback,
   };
+}
+
+/**
+ * Expected counts of responses on one connection, each one tick of writes
+ * then end() without data (`writes` in all): on Node 18 to 22 the
+ * responses at the indexes `native` end through the addon (endQueued()),
+ * the rest count `fallback`; on Node 24+ every end() writes its collected
+ * chunks natively, and write() and fastWrite() count a tick each.
+ */
+function queuedEndCounts(mode, { writes, native, fallback }) {
+  const responses = Object.values(fallback).reduce((a, b) => a + b, native.length);
+  if (NODE_COLLECTS_TICK_CHUNKS) return { writes: mode === 'patched' ? 0 : responses, fast: responses, fallback: {} };
+  if (!ENDS_QUEUED_WRITES) return { writes, fast: 0, fallback: { 'no-body': responses } };
+  return { writes, fast: native.length, fallback };
 }
 
 /**
@@ -130,9 +149,10 @@ const NO_DATA_END = { 'no-body': 1 };
  * A differential case whose handler makes `writes` writes in one tick
  * (`writeAll(ctx, res)`) while the client reads nothing, records 'drain',
  * then ends the response without data (`nativeEnd`: on Node 24+ that end()
- * writes the tick's chunks natively, counts()).
+ * writes the tick's chunks natively, counts(); `queuedEnd`: on Node 18-22
+ * too).
  */
-function writesInOneTick(mode, writes, writeAll, collected, nativeEnd = false) {
+function writesInOneTick(mode, writes, writeAll, collected, nativeEnd = false, queuedEnd = false) {
   return differential({
     mode,
     request: get(),
@@ -144,7 +164,7 @@ function writesInOneTick(mode, writes, writeAll, collected, nativeEnd = false) {
       ctx.api.end(res);
       ctx.signal('written').resolve();
     }),
-    ...counts(mode, writes, { endFallback: NO_DATA_END, collected, nativeEnd }),
+    ...counts(mode, writes, { endFallback: NO_DATA_END, collected, nativeEnd, queuedEnd }),
   });
 }
 
@@ -346,6 +366,96 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
         }),
       }));
 
+    // Node 18 to 22: end() without data after a tick's writes without
+    // callbacks: the socket's one queued entry (a latin1 string of small
+    // chunks, bytes of the slab from 512 units on) and the last chunk go
+    // out with the addon's one writev(2) (lib/stream.js endQueued());
+    // end()'s callback, 'finish', keep-alive and the next response Node's.
+    // What refuses it stays Node's: a UTF-8 entry beyond ASCII, a write
+    // with a callback.
+    test('writes without callbacks in one tick, then end(): the queued chunks and the last chunk in one write', () =>
+      differential({
+        mode,
+        request: [get(), get(), get(), get(), get('/', 'Connection: close\r\n')],
+        expect: { responses: 5 },
+        handler: (req, res, ctx) => {
+          const i = ctx.index;
+          res.writeHead(200, { 'Content-Type': 'text/plain' });
+          if (i === 0) {
+            for (let k = 0; k < 3; k++) writing(ctx, res, `small ${k} `.repeat(8));
+            ctx.api.end(res);
+          } else if (i === 1) {
+            for (let k = 0; k < 3; k++) writing(ctx, res, String.fromCharCode(97 + k).repeat(1024));
+            ctx.api.end(res, ctx.callback('ended'));
+          } else if (i === 2) {
+            writing(ctx, res, 'd\u00e9j\u00e0 vu '.repeat(70));
+            writing(ctx, res, 'ascii after');
+            ctx.api.end(res);
+          } else if (i === 3) {
+            writing(ctx, res, 'x'.repeat(600));
+            writing(ctx, res, 'with a callback', ctx.callback('written'));
+            ctx.api.end(res);
+          } else {
+            writing(ctx, res, 'y'.repeat(2000));
+            ctx.api.end(res, '', ctx.callback('ended with empty data'));
+          }
+        },
+        ...queuedEndCounts(mode, { writes: 11, native: [0, 1, 4], fallback: { 'no-body': 2 } }),
+      }));
+
+    // A tick past the socket's highWaterMark (Node 18 and 20: 16 KiB) asked
+    // for 'drain': Node's end() writes it and the socket emits 'drain' once
+    // the write completes, so that end() stays Node's; the next response's
+    // does not.
+    test('writes without callbacks past the highWaterMark in one tick, then end(): the socket\'s \'drain\' as Node\'s', () =>
+      differential({
+        mode,
+        request: [get(), get()],
+        expect: { responses: 2 },
+        handler: (req, res, ctx) => {
+          if (ctx.index === 0) res.socket.on('drain', () => ctx.record('socket drain', res.socket.writableLength));
+          res.writeHead(200, { 'Content-Type': 'text/plain' });
+          // (Under 512 units a chunk: joined as one string, whatever the
+          // slab holds.)
+          const writes = ctx.index === 0 ? 40 : 1;
+          for (let k = 0; k < writes; k++) writing(ctx, res, String.fromCharCode(97 + (k % 26)).repeat(500));
+          ctx.api.end(res);
+        },
+        ...queuedEndCounts(mode, 40 * 500 >= HIGH_WATER_MARK ?
+          { writes: 41, native: [1], fallback: { 'no-body': 1 } } :
+          { writes: 41, native: [0, 1], fallback: {} }),
+      }));
+
+    // Node 18 to 22: ticks of 1 KB chunks under the highWaterMark fill the
+    // thread's 32 KiB slab, and a tick's entry of bytes splits where it
+    // fills (a new slab for the rest): end() then writes the split entries
+    // joined, with the last chunk.
+    test('ticks that fill the slab, each then end(): the split entries and the last chunk in one write', () =>
+      differential({
+        mode,
+        request: [get(), get(), get(), get()],
+        expect: { responses: 4 },
+        handler: (req, res, ctx) => {
+          res.writeHead(200, { 'Content-Type': 'text/plain' });
+          for (let k = 0; k < 14; k++) writing(ctx, res, String.fromCharCode(65 + ctx.index + k).repeat(1000));
+          ctx.api.end(res);
+        },
+        ...queuedEndCounts(mode, { writes: 56, native: [0, 1, 2, 3], fallback: {} }),
+      }));
+
+    test('one write a tick without callbacks, end() with the last: the last tick\'s chunk and the last chunk in one write', () =>
+      differential({
+        mode,
+        request: get(),
+        handler: (req, res, ctx) => {
+          res.setHeader('Content-Type', 'text/plain');
+          return onTicks(ctx, res, 3, (left) => writing(ctx, res, `tick ${left}\n`.repeat(left * 40)));
+        },
+        ...counts(mode, 3, {
+          nativeEnd: true, queuedEnd: true, endFallback: NO_DATA_END, collected: { writes: 3 },
+        }),
+      }));
+
     test('write() after end(): Node\'s ERR_STREAM_WRITE_AFTER_END, in the same order', () =>
       differential({
         mode,
@@ -357,7 +467,8 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
         },
         ...(NODE_COLLECTS_TICK_CHUNKS ?
           counts(mode, 2, { nativeEnd: true, endFallback: NO_DATA_END, collected: { writes: 1, finished: 1 } }) :
-          { writes: 1, fast: 0, fallback: { ...NO_DATA_END, finished: 1 } }),
+          { writes: 1, ...(ENDS_QUEUED_WRITES ? { fast: 1, fallback: { finished: 1 } } :
+            { fast: 0, fallback: { ...NO_DATA_END, finished: 1 } }) }),
       }));
 
     test('end(data) after writes: the last chunk and the end', () =>
@@ -471,8 +582,9 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
           ctx.record(`returned ${i}`, writing(ctx, res, `line ${i} `.repeat(80)));
           if (i % 2 === 1) ctx.record(`bytesWritten ${i}`, res.socket.bytesWritten);
         }
-        // Node 24+: the tick's chunks (3.6 KB) go with end()'s writev(2).
-      }, undefined, true));
+        // Node 24+: the tick's chunks (3.6 KB) go with end()'s writev(2);
+        // Node 18-22 too (the entry read by bytesWritten: joined anew).
+      }, undefined, true, true));
 
     // The package frames write() on a TLS socket too (only end()'s native
     // write steps aside for TLS): the joined entry, string or bytes, goes
@@ -551,7 +663,9 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
           res.setHeader('Content-Type', 'text/plain; charset=utf-8');
           return writeTicks(ctx, res, ticks, (i, j) => j === 0 && i % 4 === 1);
         },
-        ...counts(mode, ticks.flat().length, { nativeEnd: true, endFallback: NO_DATA_END, collected: { writes: ticks.length } }),
+        ...counts(mode, ticks.flat().length, {
+          nativeEnd: true, queuedEnd: true, endFallback: NO_DATA_END, collected: { writes: ticks.length },
+        }),
       });
     });
 

@@ -724,8 +724,11 @@ function endQueued(res, callback) {
   const socket = res.socket;
   if (socket === null || socket === undefined || socket._httpMessage !== res) return null;
   const state = socket._writableState;
-  // A write() asked for 'drain': Node's write of the tick emits it.
-  if (res[kNeedDrain] || state.needDrain) return null;
+  // A write() asked for 'drain', or Node's end() would (its last chunk
+  // queued brings the socket's length to its highWaterMark): Node's write
+  // of the tick emits it, and a server pauses a connection that needs it
+  // before it hands over the next pipelined request.
+  if (res[kNeedDrain] || state.needDrain || state.length + LAST_CHUNK.length >= state.highWaterMark) return null;
   const buffered = state.buffered;
   const count = buffered.length - state.bufferedIndex;
   if (state.writing || state.errored || count < 1 || state.pendingcb !== count ||

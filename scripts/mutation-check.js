@@ -730,8 +730,16 @@ const MUTANTS = [
     name: 'queued-end-while-draining',
     what: "Node 18-22: end() writes the tick's queued entry natively after a write() asked for 'drain' (Node's write emits it)",
     file: 'lib/stream.js',
-    from: '  if (res[kNeedDrain] || state.needDrain) return null;\n',
+    from: '  if (res[kNeedDrain] || state.needDrain || state.length + LAST_CHUNK.length >= state.highWaterMark) return null;\n',
     to: '',
+    suites: ['stream'],
+  },
+  {
+    name: 'queued-end-last-chunk-past-hwm',
+    what: "Node 18-22: end() writes the tick's queued chunks natively where Node's last chunk would bring the socket to its highWaterMark ('drain', the server's pause of a pipelining connection lost)",
+    file: 'lib/stream.js',
+    from: '  if (res[kNeedDrain] || state.needDrain || state.length + LAST_CHUNK.length >= state.highWaterMark) return null;\n',
+    to: '  if (res[kNeedDrain] || state.needDrain) return null;\n',
     suites: ['stream'],
   },
   {

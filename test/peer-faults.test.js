@@ -605,10 +605,12 @@ test('a streamed write to a peer that reset: the callback\'s error and socket.by
 });
 
 // Node 18 to 22: writes without callbacks in one tick, then end() without
-// data: the socket's one queued entry and the last chunk go out with the
-// addon's writev(2) (lib/stream.js endQueued()), here meeting a reset the
-// server has not read yet. The events, the error and socket.bytesWritten
-// must be Node's (Node's end() writes the two with one writev()).
+// data: the socket's queued chunks and the last chunk go out with the
+// addon's writev(2) (lib/stream.js endQueued()), here in the turn the peer
+// resets in (on loopback the write is taken and the reset met by the
+// socket's next read: a break-it check found no write that fails here).
+// The events, the error and socket.bytesWritten must be Node's (Node's
+// end() writes them with one writev()).
 function endAfterReset(way) {
   return async () => {
     const seen = { events: [], endCallback: null, atClose: null, socketError: null };

@@ -426,6 +426,46 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
           { writes: 41, native: [0, 1], fallback: {} }),
       }));
 
+    // Node's end() queues its last chunk (5 units) behind the tick's writes:
+    // from 5 units short of the highWaterMark on, that write asks for
+    // 'drain' (writableNeedDrain, the socket's 'drain', and a server pauses
+    // a connection that needs it before the next pipelined request), so
+    // that end() stays Node's; 6 short it does not (found by a break-it
+    // check of 2026-12-07: 1 to 5 short, the 'drain' was lost).
+    for (const short of [3, 6]) {
+      // (Node 24+ collect a tick's chunks in the response, not the socket.)
+      test(`writes without callbacks in one tick to ${short} units short of the highWaterMark, then end(): 'drain' as Node's`, {
+        skip: NODE_COLLECTS_TICK_CHUNKS && 'Node 18 to 22: the tick\'s chunks wait in the socket\'s queue there',
+      }, () =>
+        differential({
+          mode,
+          request: get(),
+          handler: (req, res, ctx) => {
+            const socket = res.socket;
+            socket.on('drain', () => ctx.record('socket drain', socket.writableLength));
+            res.writeHead(200, { 'Content-Type': 'text/plain' });
+            // (Under 512 units a chunk: joined as one string.)
+            const target = HIGH_WATER_MARK - short;
+            let k = 0;
+            while (target - socket.writableLength > 520) writing(ctx, res, String.fromCharCode(97 + (k++ % 26)).repeat(500));
+            // The last chunk framed to end at `target`: its size line, CRLF, itself, CRLF.
+            const left = target - socket.writableLength;
+            let n = left - 4 - (left - 4).toString(16).length;
+            if (n + n.toString(16).length + 4 !== left) n++;
+            writing(ctx, res, 'z'.repeat(n));
+            ctx.record('short of the highWaterMark', HIGH_WATER_MARK - socket.writableLength);
+            ctx.api.end(res);
+            ctx.record('after end()', socket.writableNeedDrain);
+          },
+          fast: ENDS_QUEUED_WRITES && short > 5 ? 1 : 0,
+          fallback: ENDS_QUEUED_WRITES && short > 5 ? {} : NO_DATA_END,
+        }).then(({ node }) => {
+          // The case is the one named: the tick's writes end `short` units
+          // short of the highWaterMark.
+          assert.equal(node.rec.custom.find((r) => r.at.endsWith(':short of the highWaterMark'))?.value, short);
+        }));
+    }
+
     // Node 18 to 22: ticks of 1 KB chunks under the highWaterMark fill the
     // thread's 32 KiB slab, and a tick's entry of bytes splits where it
     // fills (a new slab for the rest): end() then writes the split entries

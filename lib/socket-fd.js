@@ -55,6 +55,17 @@ function socketFd(socket, corked, ownCorks = 0) {
   // nothing in writableLength, its buffer is empty: Writable clears it
   // when a write completes and when it is uncorked.)
   if (ownCorks !== 0 && bufferedWrites(socket._writableState)) return R.SOCKET_BUSY;
+  return handleFd(socket);
+}
+
+/**
+ * The file descriptor of the socket's handle when libuv queues nothing on
+ * it, or the reason it cannot be written directly now (SOCKET_BUSY, NO_FD).
+ *
+ * @param {import('node:net').Socket} socket
+ * @returns {number|string}
+ */
+function handleFd(socket) {
   const handle = socket._handle;
   if (handle === null || handle === undefined) return R.NO_FD;
   if (handle.writeQueueSize !== 0) return R.SOCKET_BUSY;
@@ -68,4 +79,4 @@ function bufferedWrites(state) {
   return state.buffered.length !== state.bufferedIndex;
 }
 
-module.exports = { socketRefusal, socketFd };
+module.exports = { socketRefusal, socketFd, handleFd };

@@ -49,7 +49,7 @@ const {
 const { countFallback, countWrite } = require('./stats');
 const { countBytes, complete } = require('./complete');
 const { uncork: uncorkFramed, FRAMES_CHUNK } = require('./chunked-buffer');
-const { socketRefusal } = require('./socket-fd');
+const { socketRefusal, handleFd } = require('./socket-fd');
 const { binding, layout, args, results } = require('./binding');
 const { Writable } = require('node:stream');
 const { Buffer } = require('node:buffer');
@@ -80,9 +80,9 @@ function queueShapeKnown() {
     state.length === 2 && typeof state.needDrain === 'boolean' && typeof state.allNoop === 'boolean';
 }
 
-// Whether Node's end() of a response whose tick left one entry in the
-// socket's queue may be done here (endQueued()): the entry taken out of
-// the socket's Writable as its write would leave it (takeQueued()), which
+// Whether Node's end() of a response whose tick left its entries in the
+// socket's queue may be done here (endQueued()): the entries taken out of
+// the socket's Writable as its write would leave them (takeQueued()), which
 // this Node's Writable must then treat as empty (a probe at load: nothing
 // written, end() reaching 'prefinish' at once).
 const ENDS_QUEUED_WRITES = JOINS_QUEUED_WRITES && endsQueuedWrites();
@@ -421,6 +421,18 @@ function writeLatin1(socket, header, size, chunk, done) {
 }
 
 /**
+ * The tick's queued entry and its last framed string's parts forgotten:
+ * nothing joins them any more, and they are not kept alive until the next
+ * write.
+ */
+function forgetQueued() {
+  queued = null;
+  queuedData = null;
+  queuedHeader = null;
+  queuedChunk = null;
+}
+
+/**
  * Whether `queued` is the last entry of the socket's queue, not yet taken
  * and with no callback: a write may join it (writeLatin1(), joinUtf8(),
  * writeQueued()).
@@ -639,12 +651,7 @@ function uncorkTick(socket) {
   const state = socket._writableState;
   const lone = queued !== null && state.buffered.length - state.bufferedIndex === 1 &&
     state.buffered[state.bufferedIndex] === queued ? queued : null;
-  queued = null;
-  // The tick's last framed string and its parts are no longer joined: not
-  // kept alive until the next write.
-  queuedData = null;
-  queuedHeader = null;
-  queuedChunk = null;
+  forgetQueued();
   const handle = socket._handle;
   if (lone === null || state.errored || handle === null || handle === undefined) {
     socket.uncork();
@@ -739,20 +746,13 @@ function endQueued(res, callback) {
     const entry = buffered[i];
     if (entry.callback !== nop || !(entry instanceof QueuedBytes || entry.encoding === 'latin1')) return null;
   }
-  const handle = socket._handle;
-  if (socketRefusal(socket) !== null || handle === null || handle === undefined || handle.writeQueueSize !== 0) {
-    return null;
-  }
-  const fd = handle.fd;
-  if (typeof fd !== 'number' || fd < 0) return null;
+  const fd = socketRefusal(socket) ?? handleFd(socket);
+  if (typeof fd === 'string') return null;
   const body = queuedBody(buffered, state.bufferedIndex);
   args[ARG_BODY_FLAGS] = typeof body === 'string' ? BODY_LATIN1 : BODY_BYTES;
   args[ARG_BODY_UNITS] = typeof body === 'string' ? body.length : 0;
   takeQueued(state, state.length);
-  queued = null;
-  queuedData = null;
-  queuedHeader = null;
-  queuedChunk = null;
+  forgetQueued();
   args[ARG_FD] = fd;
   args[ARG_WRITER] = -1;
   args[ARG_BODY_TAG] = 0;

@@ -446,17 +446,31 @@ function queuedLast(state) {
 /**
  * `queued` as a socket queue entry of bytes with room for `units` more at
  * its end (the slab's next bytes): itself when it is one, or a QueuedBytes
- * holding a copy of its latin1 string, in a new slab where the current
- * one's free space is short and `mayTakeSlab`; null when it can take none
- * (its chunk read, in another slab, more than a slab, or a new slab it may
- * not take).
+ * holding a copy of its latin1 string, or of its bytes, in a new slab
+ * where the current one's free space is short and `mayTakeSlab`; null when
+ * it can take none (its chunk read, in another slab, more than a slab, or
+ * a new slab it may not take). A copy is not yet the socket's entry, nor
+ * its bytes the slab's used ones: the caller puts it in the queue, or
+ * drops it.
  */
 function bytesEntry(units, mayTakeSlab) {
   if (queued instanceof QueuedBytes) {
-    if (queued.view === null && queued.slab === slab && queued.end === slabUsed && SLAB_SIZE - slabUsed >= units) {
-      return queued;
-    }
-    return null;
+    if (queued.view !== null || queued.slab !== slab || queued.end !== slabUsed) return null;
+    if (SLAB_SIZE - slabUsed >= units) return queued;
+    // The slab is full: the tick's bytes so far move to a new one, where
+    // the tick would otherwise go on in a second entry (a string first,
+    // its chunk measured by Buffer.byteLength(); endQueued() would join
+    // the entries into a copy). A tick's bytes are moved once at most:
+    // once they fill a slab of their own, they end there.
+    const length = queued.end - queued.start;
+    if (!mayTakeSlab || length + units > SLAB_SIZE) return null;
+    const from = slab;
+    slab = Buffer.allocUnsafeSlow(SLAB_SIZE);
+    slabUsed = 0;
+    from.copy(slab, 0, queued.start, queued.end);
+    const moved = new QueuedBytes(slab, 0, length);
+    moved.callback = queued.callback;
+    return moved;
   }
   if (queued.encoding !== 'latin1') return null;
   const data = queued.chunk;
@@ -481,6 +495,10 @@ const JOINED_FALSE = -3;
 // it found beyond ASCII (UTF8_MISS_SKIPS), whose UTF-8 it wrote in vain.
 let utf8Skips = 0;
 const UTF8_MISS_SKIPS = 31;
+// The most room joinUtf8() may take a new slab for (a quarter of one):
+// when its chunk is found beyond ASCII, the new slab is kept for the next
+// bytes and the old slab's free space, less than this, is left.
+const UTF8_SLAB_ROOM = SLAB_SIZE / 4;
 
 /**
  * A string chunk of a chunked body after the head was sent, of
@@ -493,8 +511,9 @@ const UTF8_MISS_SKIPS = 31;
  * JOINED_FALSE when it joined (write()'s value true or false), the chunk's
  * UTF-8 length when it is not ASCII (nothing joined: the slab's bytes are
  * dropped), or -1 where it cannot join (no entry to join, the slab's free
- * space too small for the chunk at 3 bytes a unit: a chunk found beyond
- * ASCII must not have taken a new slab) or leaves the chunk to
+ * space too small for the chunk at 3 bytes a unit and the room more than
+ * UTF8_SLAB_ROOM: a chunk found beyond ASCII must not have left much of a
+ * slab unused) or leaves the chunk to
  * Buffer.byteLength(): for the UTF8_MISS_SKIPS chunks after one beyond
  * ASCII, so that text beyond ASCII pays the vain write (slower than
  * measuring a sequential string) for one chunk in 32 at most.
@@ -517,7 +536,7 @@ function joinUtf8(socket, chunk, done) {
   const units = chunk.length;
   const size = chunkSize(units);
   const room = size.length + 2 + 3 * units + 2;
-  const entry = bytesEntry(room, false);
+  const entry = bytesEntry(room, room <= UTF8_SLAB_ROOM);
   if (entry === null) return -1;
   const at = entry.end;
   const dataAt = at + size.length + 2;

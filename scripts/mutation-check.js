@@ -383,10 +383,18 @@ const MUTANTS = [
   },
   {
     name: 'stream-utf8-new-slab',
-    what: 'a chunk measured by writing it (joinUtf8()) may take a new slab, left when the chunk is beyond ASCII (a slab per chunk)',
+    what: 'a chunk measured by writing it (joinUtf8()) may take a new slab for any room, left when the chunk is beyond ASCII (a slab per chunk)',
     file: 'lib/stream.js',
-    from: '  const entry = bytesEntry(room, false);\n',
+    from: '  const entry = bytesEntry(room, room <= UTF8_SLAB_ROOM);\n',
     to: '  const entry = bytesEntry(room, true);\n',
+    suites: ['stream'],
+  },
+  {
+    name: 'stream-moved-bytes-not-copied',
+    what: 'a tick\'s entry of bytes moved into a new slab when the slab is full keeps its length but not its bytes',
+    file: 'lib/stream.js',
+    from: '    from.copy(slab, 0, queued.start, queued.end);\n',
+    to: '',
     suites: ['stream'],
   },
   {

@@ -367,18 +367,25 @@ function pipelinedHandlers(chunk, headers) {
  * The streamed response's handler (http/stream.js, instructions-stream.js):
  * writeHead(200, headers), `writes` writes of `chunk` with res[write]()
  * (all in one tick, `tick` 'one', or one per turn of the event loop,
- * setImmediate between them, 'each'), then res[end]() without data.
+ * setImmediate between them, 'each'), then res[end]() without data; with
+ * `endData`, the last chunk is end()'s data instead of a write()'s.
  */
-function streamedHandler({ chunk, writes, tick, headers, write, end }) {
+function streamedHandler({ chunk, writes, tick, headers, write, end, endData = false }) {
+  const first = endData ? 1 : 0;
   return (req, res) => {
     res.writeHead(200, headers);
     if (tick === 'one') {
-      for (let i = 0; i < writes; i++) res[write](chunk);
-      res[end]();
+      for (let i = first; i < writes; i++) res[write](chunk);
+      if (endData) res[end](chunk);
+      else res[end]();
       return;
     }
     let left = writes;
     const next = () => {
+      if (endData && left === 1) {
+        res[end](chunk);
+        return;
+      }
       res[write](chunk);
       if (--left === 0) res[end]();
       else setImmediate(next);

@@ -9,7 +9,8 @@
 // (--app) a framework's app.
 //
 //   node benchmark/instructions-stream.js [--len 64] [--writes 8]
-//        [--tick one|each] [--text ascii|utf8] [--requests 5000,25000]
+//        [--tick one|each] [--text ascii|utf8] [--end none|data]
+//        [--requests 5000,25000]
 //        [--burst 1] [--repeat 1] [--jobs 1] [method ...]
 //   node benchmark/instructions-stream.js --app express|fastify|koa
 //        [--route json|text] [--len 64] [--requests ...] [--repeat 1]
@@ -22,7 +23,7 @@
 // nothing rendered, framed or validated). Default: write and fastWrite. Each
 // response: writeHead(200, { Content-Type }), `writes` string chunks of
 // `len` bytes (in one tick, or one per tick with setImmediate between),
-// end(); ASCII text, or with --text utf8 UTF-8 beyond ASCII ("naïve "
+// end() (with --end data, the last chunk as end()'s data); ASCII text, or with --text utf8 UTF-8 beyond ASCII ("naïve "
 // repeated: 6 characters, 7 bytes, so a chunk has fewer characters than
 // bytes). With --writes 0: http/patched.js's handler, `res.end(chunk)`
 // alone (Node's implicit head with its Content-Length; `res.fastEnd(chunk)`
@@ -58,7 +59,7 @@ const METHODS = ['write', 'fastWrite', 'patched', 'bound'];
 const APP_METHODS = ['plain', 'patched'];
 
 /** The server and its client: `requests` responses, then exit. */
-function child({ method, len, writes, tick, text = 'ascii', requests, app, route, burst = 1 }) {
+function child({ method, len, writes, tick, text = 'ascii', end = 'none', requests, app, route, burst = 1 }) {
   const http = require('node:http');
   const fastResponse = require('..');
   if (method === 'fastWrite') fastResponse.install();
@@ -94,7 +95,7 @@ function child({ method, len, writes, tick, text = 'ascii', requests, app, route
   }
   const server = http.createServer(method === 'bound' ? streamedBound(chunk, writes, tick) : streamedHandler({
     chunk, writes, tick, headers: { 'Content-Type': 'text/plain' },
-    write: fast ? 'fastWrite' : 'write', end: fast ? 'fastEnd' : 'end',
+    write: fast ? 'fastWrite' : 'write', end: fast ? 'fastEnd' : 'end', endData: end === 'data',
   }));
   server.listen(0, '127.0.0.1', () => drive(server.address().port, requests, '\r\n0\r\n\r\n', () => server.close()));
 }
@@ -220,6 +221,7 @@ async function main() {
       burst: { type: 'string', default: '1' },
       tick: { type: 'string', default: 'one' },
       text: { type: 'string', default: 'ascii' },
+      end: { type: 'string', default: 'none' },
       requests: { type: 'string', default: '5000,25000' },
       repeat: { type: 'string', default: '1' },
       jobs: { type: 'string', default: '1' },
@@ -244,6 +246,7 @@ async function main() {
   }
   if (!['one', 'each'].includes(values.tick)) throw new Error('--tick: one or each');
   if (!['ascii', 'utf8'].includes(values.text)) throw new Error('--text: ascii or utf8');
+  if (!['none', 'data'].includes(values.end)) throw new Error('--end: none or data');
   const writes = Number(values.writes);
   if (!(Number.isInteger(writes) && writes >= 0)) throw new Error('--writes: a whole number, 0 or more');
   if (writes === 0 && methods.includes('bound')) {
@@ -261,13 +264,14 @@ async function main() {
   const jobs = Number(values.jobs);
   if (!(Number.isInteger(repeat) && repeat >= 1)) throw new Error('--repeat: a whole number of runs, 1 or more');
   if (!(Number.isInteger(jobs) && jobs >= 1)) throw new Error('--jobs: a whole number, 1 or more');
-  const config = app === undefined ? { len: Number(values.len), writes, tick: values.tick, text: values.text, burst } :
+  const config = app === undefined ?
+    { len: Number(values.len), writes, tick: values.tick, text: values.text, end: values.end, burst } :
     { len: Number(values.len), app, route: values.route };
   console.log(`node ${process.version}, ` +
               (app === undefined ?
                 (writes === 0 ? `end(chunk) of ${config.len} B, ` +
                   (burst > 1 ? `bursts of ${burst} pipelined requests, a connection each, ` : '') :
-                  `${writes} writes of ${config.len} B, tick=${config.tick}, text=${config.text}, `) :
+                  `${writes} writes of ${config.len} B, tick=${config.tick}, text=${config.text}, end=${config.end}, `) :
                 `${app} route=${config.route} at ${config.len} B, `) +
               `${a} and ${b} responses${burst > 1 ? '' : ' on one connection'}, under callgrind (${path.basename(__filename)})` +
               (repeat > 1 ? `, ${repeat} rounds` : ''));

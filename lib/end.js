@@ -11,7 +11,7 @@ const { bodyKind, toBytes } = require('./body');
 const { FROM_RESPONSE, writeDirect } = require('./gate');
 const { countFallback } = require('./stats');
 const { flushCollected, endCollected } = require('./chunked-buffer');
-const { endQueued } = require('./stream');
+const { endQueued, endQueuedData } = require('./stream');
 const { R } = require('./reasons');
 
 const { BODY_BYTES } = layout;
@@ -27,6 +27,11 @@ function fallback(res, reason, data, encoding, callback) {
   if (ended !== null) return ended;
   if (reason === R.NO_BODY || reason === R.EMPTY_BODY) {
     const queuedEnd = endQueuedWrites(res, data, encoding, callback);
+    if (queuedEnd !== null) return queuedEnd;
+  } else if (reason === R.HEAD_SENT && !inSendFallback) {
+    // Node 18 to 22: end(data) after a tick's writes, the data framed
+    // into the tick's queued chunks (lib/stream.js endQueuedData()).
+    const queuedEnd = endQueuedData(res, data, encoding, callback);
     if (queuedEnd !== null) return queuedEnd;
   }
   if (!inSendFallback) countFallback(reason, res, data);

@@ -42,7 +42,7 @@
 const { R } = require('./reasons');
 const { bodyKind, isAscii, chunkSize } = require('./body');
 const {
-  nodeWrite, nodeUncork, nodeCork, socketWrite, kNeedDrain, kCorked, kChunkedBuffer, NODE_COMBINES_CHUNKS,
+  nodeWrite, nodeEnd, nodeUncork, nodeCork, socketWrite, kNeedDrain, kCorked, kChunkedBuffer, NODE_COMBINES_CHUNKS,
   NODE_COLLECTS_TICK_CHUNKS,
   SINGLE_WRITE_CALLBACK_WITHOUT_ARGUMENT, sendsThroughNode, defaultEncodingIsUtf8,
 } = require('./node-internals');
@@ -782,6 +782,59 @@ function endQueued(res, callback) {
 }
 
 /**
+ * Node 18 to 22, in place of Node's end(data) of `res` (`res.fastEnd()`,
+ * or end() under patchEnd) with a string `data`, after write() calls of
+ * this tick left their framed chunks in the socket's queue (`queued`):
+ * `data` framed as this module frames a write()'s string chunk, then
+ * endQueued(). Node's end(data) corks the socket, frames the chunk with
+ * write_() (the four socket writes of a write(), with Node's no-op
+ * callback, without write()'s cork for the tick or its needDrain), then
+ * sends the last chunk and fully uncorks the socket: the same bytes at the
+ * same point, and where endQueued() refuses, Node's end() without data
+ * sends the rest as it would (the chunk already queued as its write_()
+ * queues it: the same units in writableLength).
+ *
+ * Taken only where this module's write() would frame `data` (writeReason()
+ * null: the socket's current response, not finished or destroyed, no
+ * strictContentLength, nothing in outputData, Node's _send(); a string
+ * under FRAMED_STRING_LIMIT in an encoding whose units are its bytes or
+ * UTF-8), the head sent with a chunked body, and the socket still corked
+ * by the tick's writes.
+ *
+ * @param {import('http').ServerResponse} res
+ * @param {*} data end()'s first argument (a non-empty string here).
+ * @param {*} [encoding] end()'s second argument.
+ * @param {Function} [callback] end()'s callback.
+ * @returns {import('http').ServerResponse|null} `res` (what Node's end()
+ *   returns), or null: nothing done, Node's end() is to be called with
+ *   the same arguments.
+ */
+function endQueuedData(res, data, encoding, callback) {
+  if (!ENDS_QUEUED_WRITES || queued === null || typeof data !== 'string' || data.length === 0 ||
+      data.length >= FRAMED_STRING_LIMIT) {
+    return null;
+  }
+  let enc = encoding;
+  let cb = callback;
+  if (typeof enc === 'function') {
+    cb = enc;
+    enc = null;
+  }
+  if (writeReason(res) !== null || !res._headerSent || !res.chunkedEncoding || !res._hasBody) return null;
+  const socket = res.socket;
+  if (!socket.writableCorked) return null;
+  const kind = bodyKind(data, enc);
+  if (typeof kind === 'string' || kind === -1) return null;
+  // (No callback: Node's write_() from end() gives the chunk's last
+  // socket write its own no-op, as writeFramedString() gives none.)
+  writeFramedString(res, socket, data, kind, undefined);
+  const ended = endQueued(res, cb);
+  if (ended !== null) return ended;
+  countFallback(R.HEAD_SENT, res, data);
+  return typeof cb === 'function' ? nodeEnd.call(res, cb) : nodeEnd.call(res);
+}
+
+/**
  * The bytes of the socket's queued entries from `from` on (latin1 strings
  * and QueuedBytes, endQueued() checked) and the last chunk, as one body
  * for the addon: one latin1 string, or bytes; where the tick left one
@@ -831,4 +884,4 @@ function takeQueued(state, units) {
 
 function nop() {}
 
-module.exports = { write, endQueued, ENDS_QUEUED_WRITES };
+module.exports = { write, endQueued, endQueuedData, ENDS_QUEUED_WRITES };

@@ -390,6 +390,22 @@ const MUTANTS = [
     suites: ['stream'],
   },
   {
+    name: 'queued-end-data-dropped',
+    what: 'Node 18-22: end(data) after a tick\'s writes ends the queued chunks without framing the data',
+    file: 'lib/stream.js',
+    from: '  writeFramedString(res, socket, data, kind, undefined);\n',
+    to: '',
+    suites: ['stream'],
+  },
+  {
+    name: 'queued-end-data-refused-with-data',
+    what: 'Node 18-22: end(data) framed into the queue, then refused, calls Node\'s end() with the data again',
+    file: 'lib/stream.js',
+    from: "  return typeof cb === 'function' ? nodeEnd.call(res, cb) : nodeEnd.call(res);\n}\n",
+    to: '  return nodeEnd.call(res, data, encoding, callback);\n}\n',
+    suites: ['stream'],
+  },
+  {
     name: 'stream-moved-bytes-not-copied',
     what: 'a tick\'s entry of bytes moved into a new slab when the slab is full keeps its length but not its bytes',
     file: 'lib/stream.js',

@@ -14,6 +14,7 @@ const { spawn, spawnSync } = require('node:child_process');
 const fastResponse = require('..');
 const { NODE_COLLECTS_TICK_CHUNKS } = require('../lib/node-internals');
 const { FRAMES_CHUNK } = require('../lib/chunked-buffer');
+const { ENDS_QUEUED_WRITES } = require('../lib/stream');
 const { differential, get, maskDate, runClient, listen, closeServer, withTimeout, TIMEOUT_MS } =
   require('./helpers/differential');
 
@@ -467,7 +468,10 @@ describe('install({ patchEnd: true }): plain res.end(data) takes the fast path',
       },
       // Node 24+: the chunk Node collected and end()'s data written by the
       // addon (lib/chunked-buffer.js endCollected()).
-      ...(FRAMES_CHUNK ? { fast: 1, fallback: {} } : { fast: 0, fallback: [{ 'head-sent': 1 }, { 'socket-busy': 1 }] }),
+      // Node 18 to 22: end()'s data framed into the tick's queued chunk,
+      // written with it (lib/stream.js endQueuedData()).
+      ...(FRAMES_CHUNK || ENDS_QUEUED_WRITES ? { fast: 1, fallback: {} } :
+        { fast: 0, fallback: [{ 'head-sent': 1 }, { 'socket-busy': 1 }] }),
     }));
 
   test('8 MiB body to a client that reads late: partial write, exact bytes', () =>

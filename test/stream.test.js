@@ -523,12 +523,74 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
           writing(ctx, res, 'first ');
           ctx.api.end(res, 'last');
         },
-        // end(data) after the head went out is Node's ('head-sent'); on
-        // Node 24+, where the chunk waits in the tick's collection, it
-        // goes out with it (lib/chunked-buffer.js endCollected()).
+        // end(data) after the head went out: on Node 18 to 22 the data
+        // framed into the tick's queued chunk, written with it and the
+        // last chunk (lib/stream.js endQueuedData()); on Node 24+, where
+        // the chunk waits in the tick's collection, it goes out with it
+        // (lib/chunked-buffer.js endCollected()).
         ...(NODE_COLLECTS_TICK_CHUNKS ?
           { writes: mode === 'patched' ? 0 : 1, fast: 1, fallback: {} } :
-          { writes: 1, fast: 0, fallback: { 'head-sent': 1 } }),
+          { writes: 1, ...(ENDS_QUEUED_WRITES ? { fast: 1, fallback: {} } : { fast: 0, fallback: { 'head-sent': 1 } }) }),
+      }));
+
+    // Node 18 to 22: end(data) after a tick's writes, as Node's end(data)
+    // frames it (its write_() from end(): the socket corked, four socket
+    // writes, no needDrain) and then sends the last chunk: the data joins
+    // the tick's queued chunks and endQueued() writes them; where
+    // endQueued() refuses after that (the data brought the socket to its
+    // highWaterMark, a write() callback in the tick, UTF-8 beyond ASCII),
+    // Node's end() without data sends the rest. Not taken: a later tick's
+    // end(data) (nothing queued), hex.
+    test('writes in one tick, then end(data): the data framed with the queued chunks and the last chunk', () =>
+      differential({
+        mode,
+        serverOptions: { highWaterMark: 16 * 1024 },
+        request: [get(), get(), get(), get(), get(), get(), get(), get('/', 'Connection: close\r\n')],
+        expect: { responses: 8 },
+        handler: (req, res, ctx) => {
+          const i = ctx.index;
+          res.writeHead(200, { 'Content-Type': 'text/plain' });
+          const ended = (r) => ctx.record('end() returned the response', r === res);
+          if (i === 0) {
+            for (let k = 0; k < 3; k++) writing(ctx, res, `small ${k} `.repeat(8));
+            ended(ctx.api.end(res, 'the end'));
+          } else if (i === 1) {
+            for (let k = 0; k < 3; k++) writing(ctx, res, String.fromCharCode(97 + k).repeat(1024));
+            ended(ctx.api.end(res, 'z'.repeat(1024), ctx.callback('ended')));
+          } else if (i === 2) {
+            writing(ctx, res, 'x'.repeat(600));
+            ended(ctx.api.end(res, 'caf\u00e9 \u2603'.repeat(100), 'utf8', ctx.callback('ended utf8')));
+          } else if (i === 3) {
+            writing(ctx, res, 'x'.repeat(600));
+            writing(ctx, res, 'with a callback', ctx.callback('written'));
+            ended(ctx.api.end(res, 'after a callback'));
+          } else if (i === 4) {
+            // The socket 20 units short of its highWaterMark (the server's
+            // option) before end(data): the data framed (18 units) and the
+            // last chunk (5) reach it.
+            writing(ctx, res, 'h'.repeat(res.socket.writableHighWaterMark - 20 - res._header.length - 8));
+            ctx.record('queued before end(data)', res.socket.writableLength);
+            ended(ctx.api.end(res, 'past the mark'));
+          } else if (i === 5) {
+            writing(ctx, res, 'l'.repeat(700));
+            ended(ctx.api.end(res, '\u00e9t\u00e9 latin1', 'latin1'));
+          } else if (i === 6) {
+            writing(ctx, res, 'on a tick before');
+            return new Promise((resolve) => setImmediate(() => {
+              ended(ctx.api.end(res, 'a later tick', ctx.callback('ended later')));
+              resolve();
+            }));
+          } else {
+            writing(ctx, res, 'c'.repeat(900));
+            ended(ctx.api.end(res, '6869', 'hex'));
+          }
+        },
+        // (Node 24+: end(data) writes the tick's collected chunks where
+        // they are the socket's only bytes, lib/chunked-buffer.js.)
+        ...(NODE_COLLECTS_TICK_CHUNKS ?
+          { writes: mode === 'patched' ? 0 : 8, fast: 5, fallback: { 'socket-busy': 2, 'head-sent': 1 } } :
+          ENDS_QUEUED_WRITES ? { writes: 13, fast: 3, fallback: { 'head-sent': 5 } } :
+            { writes: 13, fast: 0, fallback: { 'head-sent': 8 } }),
       }));
 
     test('user cork() and uncork() around the writes', () =>

@@ -798,8 +798,10 @@ function endQueued(res, callback) {
  * null: the socket's current response, not finished or destroyed, no
  * strictContentLength, nothing in outputData, Node's _send(); a string
  * under FRAMED_STRING_LIMIT in an encoding whose units are its bytes or
- * UTF-8), the head sent with a chunked body, and the socket still corked
- * by the tick's writes.
+ * UTF-8), the head sent with a chunked body, and the socket corked (by a
+ * write() of this tick, which set `queued`, or by the user: Node's end()
+ * fully uncorks it, so the socket's earlier queued writes leave with the
+ * data either way).
  *
  * @param {import('http').ServerResponse} res
  * @param {*} data end()'s first argument (a non-empty string here).

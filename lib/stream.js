@@ -465,8 +465,7 @@ function bytesEntry(units, mayTakeSlab) {
     const length = queued.end - queued.start;
     if (!mayTakeSlab || length + units > SLAB_SIZE) return null;
     const from = slab;
-    slab = Buffer.allocUnsafeSlow(SLAB_SIZE);
-    slabUsed = 0;
+    takeSlab();
     from.copy(slab, 0, queued.start, queued.end);
     const moved = new QueuedBytes(slab, 0, length);
     moved.callback = queued.callback;
@@ -477,14 +476,19 @@ function bytesEntry(units, mayTakeSlab) {
   if (data.length + units > SLAB_SIZE) return null;
   if (SLAB_SIZE - slabUsed < data.length + units) {
     if (!mayTakeSlab) return null;
-    slab = Buffer.allocUnsafeSlow(SLAB_SIZE);
-    slabUsed = 0;
+    takeSlab();
   }
   const start = slabUsed;
   const end = data === queuedData ? putFramed(queuedHeader, queuedSize, queuedChunk, start) : putLatin1(data, start);
   const entry = new QueuedBytes(slab, start, end);
   entry.callback = queued.callback;
   return entry;
+}
+
+/** A new slab, empty, in place of the current one (left to its views). */
+function takeSlab() {
+  slab = Buffer.allocUnsafeSlow(SLAB_SIZE);
+  slabUsed = 0;
 }
 
 // joinUtf8()'s results for a chunk it joined: write()'s value true or

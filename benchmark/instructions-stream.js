@@ -9,7 +9,7 @@
 // (--app) a framework's app.
 //
 //   node benchmark/instructions-stream.js [--len 64] [--writes 8]
-//        [--tick one|each] [--text ascii|utf8] [--end none|data]
+//        [--tick one|each] [--text ascii|utf8|buffer] [--end none|data]
 //        [--requests 5000,25000]
 //        [--burst 1] [--repeat 1] [--jobs 1] [method ...]
 //   node benchmark/instructions-stream.js --app express|fastify|koa
@@ -25,7 +25,7 @@
 // `len` bytes (in one tick, or one per tick with setImmediate between),
 // end() (with --end data, the last chunk as end()'s data); ASCII text, or with --text utf8 UTF-8 beyond ASCII ("naïve "
 // repeated: 6 characters, 7 bytes, so a chunk has fewer characters than
-// bytes). With --writes 0: http/patched.js's handler, `res.end(chunk)`
+// bytes), or with --text buffer the ASCII text as a Buffer. With --writes 0: http/patched.js's handler, `res.end(chunk)`
 // alone (Node's implicit head with its Content-Length; `res.fastEnd(chunk)`
 // for fastWrite; no bound), the counterpart of the `patched` and
 // `end-string` rates. --burst n (with --writes 0): a connection per n
@@ -93,7 +93,8 @@ function child({ method, len, writes, tick, text = 'ascii', end = 'none', reques
     });
     return;
   }
-  const server = http.createServer(method === 'bound' ? streamedBound(chunk, writes, tick) : streamedHandler({
+  // (The bound frames the same bytes from a string.)
+  const server = http.createServer(method === 'bound' ? streamedBound(chunk.toString('latin1'), writes, tick) : streamedHandler({
     chunk, writes, tick, headers: { 'Content-Type': 'text/plain' },
     write: fast ? 'fastWrite' : 'write', end: fast ? 'fastEnd' : 'end', endData: end === 'data',
   }));
@@ -101,11 +102,13 @@ function child({ method, len, writes, tick, text = 'ascii', end = 'none', reques
 }
 
 /**
- * A chunk of `len` bytes in UTF-8: 'x' repeated (ASCII), or for `text`
- * 'utf8' "naïve " repeated (7 bytes) and 'x' for the bytes left.
+ * A chunk of `len` bytes in UTF-8: 'x' repeated (ASCII; for `text`
+ * 'buffer' as a Buffer), or for `text` 'utf8' "naïve " repeated (7 bytes)
+ * and 'x' for the bytes left.
  */
 function textOf(text, len) {
   if (text === 'ascii') return 'x'.repeat(len);
+  if (text === 'buffer') return Buffer.from('x'.repeat(len), 'latin1');
   return 'na\u00efve '.repeat(Math.floor(len / 7)) + 'x'.repeat(len % 7);
 }
 
@@ -245,7 +248,7 @@ async function main() {
     if (!known.includes(method)) throw new Error(`unknown method ${method}: one of ${known.join(', ')}`);
   }
   if (!['one', 'each'].includes(values.tick)) throw new Error('--tick: one or each');
-  if (!['ascii', 'utf8'].includes(values.text)) throw new Error('--text: ascii or utf8');
+  if (!['ascii', 'utf8', 'buffer'].includes(values.text)) throw new Error('--text: ascii, utf8 or buffer');
   if (!['none', 'data'].includes(values.end)) throw new Error('--end: none or data');
   const writes = Number(values.writes);
   if (!(Number.isInteger(writes) && writes >= 0)) throw new Error('--writes: a whole number, 0 or more');

@@ -700,8 +700,10 @@ function writeFramed(res, socket, chunk, bytes, encoding, cb) {
   const header = res._headerSent ? null : res._header;
   res._headerSent = true;
   writeLatin1(socket, header, chunkSize(bytes), null, nop);
-  if (encoding === null) socket.write(chunk);
-  else socket.write(chunk, encoding);
+  // (This module's no-op, where Node's write_() gives none: endQueued()
+  // takes the entries that carry it as its own.)
+  if (encoding === null) socket.write(chunk, nop);
+  else socket.write(chunk, encoding, nop);
   return writeLatin1(socket, null, '', null, typeof cb === 'function' ? cb : nop);
 }
 
@@ -726,8 +728,8 @@ function stringBytes(chunk, kind) {
  *
  * Taken only where nothing would be reordered or counted otherwise: the
  * socket's queued writes are this module's, the tick's entry last, each
- * with its bytes as its units (bytes of the slab, or a latin1 string) and
- * no callback, and they are the socket's only pending callbacks (no write
+ * with its bytes as its units (bytes of the slab, a latin1 string, or a
+ * Buffer chunk writeFramed() queued) and no callback, and they are the socket's only pending callbacks (no write
  * in flight, no callback of an earlier write still due; a tick's entry
  * split where the slab filled is two or more); no write asked for
  * 'drain'; `res` is the socket's current response, its head sent, chunked,
@@ -767,7 +769,10 @@ function endQueued(res, callback) {
   }
   for (let i = state.bufferedIndex; i < buffered.length; i++) {
     const entry = buffered[i];
-    if (entry.callback !== nop || !(entry instanceof QueuedBytes || entry.encoding === 'latin1')) return null;
+    if (entry.callback !== nop ||
+        !(entry instanceof QueuedBytes || entry.encoding === 'latin1' || entry.encoding === 'buffer')) {
+      return null;
+    }
   }
   const fd = socketRefusal(socket) ?? handleFd(socket);
   if (typeof fd === 'string') return null;
@@ -841,8 +846,9 @@ function endQueuedData(res, data, encoding, callback) {
 }
 
 /**
- * The bytes of the socket's queued entries from `from` on (latin1 strings
- * and QueuedBytes, endQueued() checked) and the last chunk, as one body
+ * The bytes of the socket's queued entries from `from` on (latin1 strings,
+ * QueuedBytes and Buffer chunks, endQueued() checked) and the last chunk,
+ * as one body
  * for the addon: one latin1 string, or bytes; where the tick left one
  * entry of bytes still last in the slab, the last chunk goes into the
  * slab behind it (no copy). Entries split where a slab filled are joined
@@ -861,7 +867,8 @@ function queuedBody(buffered, from) {
   const parts = [];
   for (let i = from; i < buffered.length; i++) {
     const entry = buffered[i];
-    parts.push(entry instanceof QueuedBytes ? entry.chunk : Buffer.from(entry.chunk, 'latin1'));
+    const chunk = entry.chunk;
+    parts.push(typeof chunk === 'string' ? Buffer.from(chunk, 'latin1') : chunk);
   }
   parts.push(Buffer.from(LAST_CHUNK, 'latin1'));
   return Buffer.concat(parts);

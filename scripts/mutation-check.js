@@ -398,6 +398,14 @@ const MUTANTS = [
     suites: ['stream'],
   },
   {
+    name: 'queued-end-buffer-entry-dropped',
+    what: 'Node 18-22: end() after a tick\'s writes leaves the Buffer chunks out of the queued body it writes',
+    file: 'lib/stream.js',
+    from: "    parts.push(typeof chunk === 'string' ? Buffer.from(chunk, 'latin1') : chunk);\n",
+    to: "    if (entry instanceof QueuedBytes || typeof chunk === 'string') parts.push(typeof chunk === 'string' ? Buffer.from(chunk, 'latin1') : chunk);\n",
+    suites: ['stream'],
+  },
+  {
     name: 'queued-end-data-refused-with-data',
     what: 'Node 18-22: end(data) framed into the queue, then refused, calls Node\'s end() with the data again',
     file: 'lib/stream.js',
@@ -425,8 +433,8 @@ const MUTANTS = [
     name: 'stream-large-string-encoding',
     what: 'a large string chunk goes to the socket without its encoding',
     file: 'lib/stream.js',
-    from: '  else socket.write(chunk, encoding);\n',
-    to: '  else socket.write(chunk);\n',
+    from: '  else socket.write(chunk, encoding, nop);\n',
+    to: '  else socket.write(chunk, nop);\n',
     suites: ['stream'],
   },
   {
@@ -730,8 +738,8 @@ const MUTANTS = [
     name: 'queued-end-past-callback',
     what: "Node 18-22: end() writes the tick's queued entry with the last chunk although a write() gave it a callback (the callback is never called)",
     file: 'lib/stream.js',
-    from: '    if (entry.callback !== nop || !(entry instanceof QueuedBytes || entry.encoding === \'latin1\')) return null;\n',
-    to: '    if (!(entry instanceof QueuedBytes || entry.encoding === \'latin1\')) return null;\n',
+    from: '    if (entry.callback !== nop ||\n',
+    to: '    if (entry.callback === undefined ||\n',
     suites: ['stream'],
   },
   {
@@ -770,8 +778,8 @@ const MUTANTS = [
     name: 'queued-end-split-last-only',
     what: "Node 18-22: end() after a tick whose entry split where the slab filled writes only the last part with the last chunk",
     file: 'lib/stream.js',
-    from: '  for (let i = from; i < buffered.length; i++) {\n    const entry = buffered[i];\n    parts.push(',
-    to: '  for (let i = buffered.length - 1; i < buffered.length; i++) {\n    const entry = buffered[i];\n    parts.push(',
+    from: '  for (let i = from; i < buffered.length; i++) {\n    const entry = buffered[i];\n    const chunk = entry.chunk;\n',
+    to: '  for (let i = buffered.length - 1; i < buffered.length; i++) {\n    const entry = buffered[i];\n    const chunk = entry.chunk;\n',
     suites: ['stream'],
   },
   {

@@ -82,6 +82,22 @@ function queuedEndCounts(mode, { writes, native, fallback }) {
 }
 
 /**
+ * Expected counts of the test of Buffer chunks in one tick: 8 writes in 4
+ * responses, each one tick then end() without data. Node 18 to 22:
+ * queuedEndCounts(), the response with a write() callback Node's end().
+ * Node 24+: each tick starts with a Buffer, which write() leaves to
+ * Node's collecting ('node-combines-chunks' under fastWrite; patchEnd
+ * leaves write() to Node), the strings after it join Node's corked tick
+ * uncounted, and end() writes each tick natively.
+ */
+function buffersInOneTickCounts(mode) {
+  if (!NODE_COLLECTS_TICK_CHUNKS) {
+    return queuedEndCounts(mode, { writes: 8, native: [0, 1, 3], fallback: { 'no-body': 1 } });
+  }
+  return { writes: 0, fast: 4, fallback: mode === 'patched' ? {} : { 'node-combines-chunks': 6 } };
+}
+
+/**
  * Runs `tick(left)` on `count` ticks in a row (setImmediate() between;
  * `left` counts down from `count`), ending the response with the last;
  * resolves after that end().
@@ -401,6 +417,42 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
           }
         },
         ...queuedEndCounts(mode, { writes: 11, native: [0, 1, 4], fallback: { 'no-body': 2 } }),
+      }));
+
+    // Node 18 to 22: a tick's Buffer and Uint8Array chunks (queued as they
+    // are, between their size line and CRLF) go out with its strings and
+    // the last chunk too (endQueued(): the entries joined into one Buffer
+    // for the addon); a Buffer write with a callback leaves the end to
+    // Node's end(), as a string's does. Node 24+ collect the chunks in the
+    // response and send a tick with a Buffer entry by entry.
+    test('Buffer and Uint8Array chunks in one tick, then end(): the queued chunks and the last chunk in one write', () =>
+      differential({
+        mode,
+        request: [get(), get(), get(), get('/', 'Connection: close\r\n')],
+        expect: { responses: 4 },
+        handler: (req, res, ctx) => {
+          const i = ctx.index;
+          if (i === 0) {
+            res.writeHead(200, { 'Content-Type': 'text/plain' });
+            writing(ctx, res, Buffer.from('a Buffer, '));
+            writing(ctx, res, 'a string, ');
+            writing(ctx, res, new Uint8Array([0x55, 0x38, 0x0a]));
+            ctx.api.end(res);
+          } else if (i === 1) {
+            // (The implicit head, with the first Buffer's size line.)
+            writing(ctx, res, Buffer.alloc(700, 0x62));
+            writing(ctx, res, 'c'.repeat(1024));
+            writing(ctx, res, Buffer.alloc(2000, 0x64));
+            ctx.api.end(res, ctx.callback('ended'));
+          } else if (i === 2) {
+            writing(ctx, res, Buffer.from('with a callback'), ctx.callback('written'));
+            ctx.api.end(res);
+          } else {
+            writing(ctx, res, Buffer.alloc(3000, 0x65));
+            ctx.api.end(res);
+          }
+        },
+        ...buffersInOneTickCounts(mode),
       }));
 
     // A tick past the socket's highWaterMark (Node 18 and 20: 16 KiB) asked

@@ -68,7 +68,10 @@ function resolveBinary(spec) {
   if (/^\d+$/.test(spec)) {
     binary = require('../scripts/node-versions').nodeBinary(spec);
     if (!fs.existsSync(binary)) {
-      throw new Error(`Node ${spec} is not installed: node scripts/node-versions.js ${spec}`);
+      // (FAST_RESPONSE_CACHE moves the cache, as scripts/node-versions.js
+      // reads it.)
+      throw new Error(`Node ${spec} is not installed at ${binary}: node scripts/node-versions.js ${spec} ` +
+                      '(set FAST_RESPONSE_CACHE to the cache it was installed into, if elsewhere)');
     }
   }
   const r = spawnSync(binary, ['-v'], { encoding: 'utf8' });

@@ -767,13 +767,20 @@ function endQueued(res, callback) {
       buffered[buffered.length - 1] !== queued) {
     return null;
   }
+  // Each entry's bytes are its units in the socket's length: a Buffer
+  // chunk whose ArrayBuffer was detached (transferred) after its write()
+  // has none left (Node's end() sends it empty; Buffer.concat() would
+  // throw on Node 18 and 20: found by a break-it check).
+  let bytes = 0;
   for (let i = state.bufferedIndex; i < buffered.length; i++) {
     const entry = buffered[i];
-    if (entry.callback !== nop ||
-        !(entry instanceof QueuedBytes || entry.encoding === 'latin1' || entry.encoding === 'buffer')) {
-      return null;
-    }
+    if (entry.callback !== nop) return null;
+    if (entry instanceof QueuedBytes) bytes += entry.end - entry.start;
+    else if (entry.encoding === 'latin1') bytes += entry.chunk.length;
+    else if (entry.encoding === 'buffer') bytes += entry.chunk.byteLength;
+    else return null;
   }
+  if (bytes !== state.length) return null;
   const fd = socketRefusal(socket) ?? handleFd(socket);
   if (typeof fd === 'string') return null;
   const body = queuedBody(buffered, state.bufferedIndex);

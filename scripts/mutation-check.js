@@ -406,6 +406,14 @@ const MUTANTS = [
     suites: ['stream'],
   },
   {
+    name: 'queued-end-units-unchecked',
+    what: 'Node 18-22: end() joins a tick\'s entries whose bytes are not their units (a Buffer detached after its write(): Buffer.concat() throws on Node 18 and 20, the response never finishes)',
+    file: 'lib/stream.js',
+    from: '  if (bytes !== state.length) return null;\n',
+    to: '',
+    suites: ['stream'],
+  },
+  {
     name: 'queued-end-data-refused-with-data',
     what: 'Node 18-22: end(data) framed into the queue, then refused, calls Node\'s end() with the data again',
     file: 'lib/stream.js',
@@ -738,8 +746,8 @@ const MUTANTS = [
     name: 'queued-end-past-callback',
     what: "Node 18-22: end() writes the tick's queued entry with the last chunk although a write() gave it a callback (the callback is never called)",
     file: 'lib/stream.js',
-    from: '    if (entry.callback !== nop ||\n',
-    to: '    if (entry.callback === undefined ||\n',
+    from: '    if (entry.callback !== nop) return null;\n',
+    to: '',
     suites: ['stream'],
   },
   {

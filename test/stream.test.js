@@ -92,9 +92,9 @@ function queuedEndCounts(mode, { writes, native, fallback }) {
  */
 function buffersInOneTickCounts(mode) {
   if (!NODE_COLLECTS_TICK_CHUNKS) {
-    return queuedEndCounts(mode, { writes: 8, native: [0, 1, 3], fallback: { 'no-body': 1 } });
+    return queuedEndCounts(mode, { writes: 11, native: [0, 1, 3], fallback: { 'no-body': 2 } });
   }
-  return { writes: 0, fast: 4, fallback: mode === 'patched' ? {} : { 'node-combines-chunks': 6 } };
+  return { writes: mode === 'patched' ? 0 : 1, fast: 5, fallback: mode === 'patched' ? {} : { 'node-combines-chunks': 7 } };
 }
 
 /**
@@ -416,7 +416,7 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
             ctx.api.end(res, '', ctx.callback('ended with empty data'));
           }
         },
-        ...queuedEndCounts(mode, { writes: 11, native: [0, 1, 4], fallback: { 'no-body': 2 } }),
+        ...queuedEndCounts(mode, { writes: 11, native: [0, 1, 3], fallback: { 'no-body': 2 } }),
       }));
 
     // Node 18 to 22: a tick's Buffer and Uint8Array chunks (queued as they
@@ -428,8 +428,8 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
     test('Buffer and Uint8Array chunks in one tick, then end(): the queued chunks and the last chunk in one write', () =>
       differential({
         mode,
-        request: [get(), get(), get(), get('/', 'Connection: close\r\n')],
-        expect: { responses: 4 },
+        request: [get(), get(), get(), get(), get('/', 'Connection: close\r\n')],
+        expect: { responses: 5 },
         handler: (req, res, ctx) => {
           const i = ctx.index;
           if (i === 0) {
@@ -447,9 +447,21 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
           } else if (i === 2) {
             writing(ctx, res, Buffer.from('with a callback'), ctx.callback('written'));
             ctx.api.end(res);
-          } else {
+          } else if (i === 3) {
             writing(ctx, res, Buffer.alloc(3000, 0x65));
             ctx.api.end(res);
+          } else {
+            // A chunk whose ArrayBuffer is transferred before end(): Node
+            // frames it around no bytes (a break-it check found end()
+            // throwing on Node 18 and 20). Last: the client cannot parse
+            // past it.
+            const chunk = new Uint8Array(8).fill(0x66);
+            writing(ctx, res, 's');
+            writing(ctx, res, chunk);
+            writing(ctx, res, 't');
+            structuredClone(chunk.buffer, { transfer: [chunk.buffer] });
+            ctx.api.end(res);
+            ctx.record('finished', res.writableFinished);
           }
         },
         ...buffersInOneTickCounts(mode),

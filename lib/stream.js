@@ -729,7 +729,8 @@ function stringBytes(chunk, kind) {
  * Taken only where nothing would be reordered or counted otherwise: the
  * socket's queued writes are this module's, the tick's entry last, each
  * with its bytes as its units (bytes of the slab, a latin1 string, or a
- * Buffer chunk writeFramed() queued) and no callback, and they are the socket's only pending callbacks (no write
+ * Buffer chunk writeFramed() queued; their sum the socket's length) and
+ * no callback, and they are the socket's only pending callbacks (no write
  * in flight, no callback of an earlier write still due; a tick's entry
  * split where the slab filled is two or more); no write asked for
  * 'drain'; `res` is the socket's current response, its head sent, chunked,
@@ -855,11 +856,10 @@ function endQueuedData(res, data, encoding, callback) {
 /**
  * The bytes of the socket's queued entries from `from` on (latin1 strings,
  * QueuedBytes and Buffer chunks, endQueued() checked) and the last chunk,
- * as one body
- * for the addon: one latin1 string, or bytes; where the tick left one
- * entry of bytes still last in the slab, the last chunk goes into the
- * slab behind it (no copy). Entries split where a slab filled are joined
- * into a new Buffer.
+ * as one body for the addon: one latin1 string, or bytes; where the tick
+ * left one entry of bytes still last in the slab, the last chunk goes
+ * into the slab behind it (no copy). Other entries (split where a slab
+ * filled, Buffer chunks) are joined into a new Buffer.
  */
 function queuedBody(buffered, from) {
   if (from === buffered.length - 1) {

@@ -124,6 +124,18 @@ function lenOf(configuration) {
   return m === null ? NaN : Number(m[1]);
 }
 
+// A row's body length for a table cell, and its ` len=…` in a label: none
+// for a case without one (client-post, the frameworks' routes).
+function lenCell(configuration) {
+  const len = lenOf(configuration);
+  return Number.isNaN(len) ? '–' : String(len);
+}
+
+function lenLabel(configuration) {
+  const len = lenOf(configuration);
+  return Number.isNaN(len) ? '' : ` len=${len}`;
+}
+
 // What else tells a row apart (type=buffer, workers=4); the defaults say nothing.
 function otherConfig(configuration) {
   return configuration.split(' ')
@@ -151,7 +163,7 @@ function methodTable(list) {
      'CPU µs/res baseline → fast'],
     list.map((c) => [
       caseLabel(c),
-      String(lenOf(c.configuration)),
+      lenCell(c.configuration),
       stats.fmtRate(c.meanOld),
       stats.fmtRate(c.meanNew),
       ratioText(c),
@@ -174,7 +186,7 @@ function targetRows(all, major) {
     const worst = items.reduce((a, b) => (a.ratio.median <= b.ratio.median ? a : b));
     const ok = items.every((c) => c.ratio.median >= target);
     return [what, `≥ ${target.toFixed(2)}`,
-            `${stats.fmt(worst.ratio.median, 3)} (lowest: ${caseName(worst)} len=${lenOf(worst.configuration)})`,
+            `${stats.fmt(worst.ratio.median, 3)} (lowest: ${caseName(worst)}${lenLabel(worst.configuration)})`,
             ok ? 'met' : '**not met**'];
   };
   return [
@@ -203,8 +215,8 @@ function writerTargetRows(all, major) {
     const worst = items.reduce((a, b) => (a.ratio.median <= b.ratio.median ? a : b));
     const bound = boundOf(worst);
     const ok = items.every((c) => c.ratio.median >= target);
-    return [what, `≥ ${target.toFixed(2)}`, `${stats.fmt(worst.ratio.median, 3)} (lowest: ${caseLabel(worst)} ` +
-            `len=${lenOf(worst.configuration)})`,
+    return [what, `≥ ${target.toFixed(2)}`, `${stats.fmt(worst.ratio.median, 3)} (lowest: ${caseLabel(worst)}` +
+            `${lenLabel(worst.configuration)})`,
             bound === undefined ? '' : `${stats.fmt(bound.ratio.median, 3)} (${stats.fmt(worst.ratio.median /
               bound.ratio.median, 3)} of it)`,
             ok ? 'met' : (bound !== undefined && bound.ratio.median < target ? '**not met; above the bound**' :
@@ -302,7 +314,7 @@ function runMarkdown(list, versions, targetsOf, level) {
     out.push(mdTable(
       ['case', 'len', 'method', `${versions.old || 'old'} res/s`, `${versions.new || 'new'} res/s`,
        'median ratio new/old (min–max)', 'p-value', 'conf', 'CPU µs/res old → new'],
-      across.map((c) => [caseName(c), String(lenOf(c.configuration)), c.method || '',
+      across.map((c) => [caseName(c), lenCell(c.configuration), c.method || '',
                          stats.fmtRate(c.meanOld), stats.fmtRate(c.meanNew), ratioText(c), stats.fmtP(c.p),
                          c.stars || '', `${stats.fmt(c.cpuOld, 2)} → ${stats.fmt(c.cpuNew, 2)}`])), '');
   }

@@ -195,12 +195,44 @@ function failNextWrite(handle, errno) {
 
 // What the addon could not write, in order, to socket.write(): copies of its
 // own bytes, and the unwritten end of a Buffer body as a view, not a copy;
-// `sent` (or nothing) the last write's callback.
+// `sent` (or nothing) the last write's callback. A body given as an array
+// of Buffers (`chunk`: the parts the addon's body was joined from,
+// lib/stream.js endQueued()) hands over views of those parts, so that the
+// rest is read from the caller's Buffers when the socket writes it, as
+// Node's writev() of the same queued writes reads them.
 function handOver(socket, chunk, sent) {
   const parts = binding.pending();
-  const last = parts.length - 1;
-  for (let i = 0; i < last; i++) socket.write(bytesOf(parts[i], () => chunk));
-  if (last >= 0) socket.write(bytesOf(parts[last], () => chunk), sent);
+  const rest = [];
+  for (let i = 0; i < parts.length; i++) {
+    if (Array.isArray(chunk) && Array.isArray(parts[i])) viewsOf(chunk, parts[i], rest);
+    else rest.push(bytesOf(parts[i], () => chunk));
+  }
+  const last = rest.length - 1;
+  for (let i = 0; i < last; i++) socket.write(rest[i]);
+  if (last >= 0) socket.write(rest[last], sent);
+}
+
+/**
+ * A part of binding.pending() ([tag, bytes not written, bytes taken], as
+ * bytesOf() reads it) of a body joined from the Buffers `joined`: views of
+ * those Buffers over the same bytes, in order, pushed onto `out`.
+ */
+function viewsOf(joined, part, out) {
+  let size = 0;
+  for (let i = 0; i < joined.length; i++) size += joined[i].byteLength;
+  const start = size - part[1];
+  const end = part.length > 2 ? start + part[2] : size;
+  let at = 0;
+  for (let i = 0; i < joined.length && at < end; i++) {
+    const buffer = joined[i];
+    const next = at + buffer.byteLength;
+    if (next > start && buffer.byteLength !== 0) {
+      const from = Math.max(start - at, 0);
+      const to = Math.min(end - at, buffer.byteLength);
+      out.push(from === 0 && to === buffer.byteLength ? buffer : buffer.subarray(from, to));
+    }
+    at = next;
+  }
 }
 
 /**

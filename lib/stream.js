@@ -784,7 +784,10 @@ function endQueued(res, callback) {
   if (bytes !== state.length) return null;
   const fd = socketRefusal(socket) ?? handleFd(socket);
   if (typeof fd === 'string') return null;
-  const body = queuedBody(buffered, state.bufferedIndex);
+  // (Joined from parts: where the kernel takes part of it, the rest goes
+  // to the socket as views of the parts, the caller's Buffers among them.)
+  const parts = queuedBody(buffered, state.bufferedIndex);
+  const body = Array.isArray(parts) ? Buffer.concat(parts) : parts;
   args[ARG_BODY_FLAGS] = typeof body === 'string' ? BODY_LATIN1 : BODY_BYTES;
   args[ARG_BODY_UNITS] = typeof body === 'string' ? body.length : 0;
   takeQueued(state, state.length);
@@ -794,7 +797,7 @@ function endQueued(res, callback) {
   args[ARG_BODY_TAG] = 0;
   args[ARG_HEAD_UNITS] = 0;
   binding.writeRendered('', body);
-  return complete(res, results[RESULT_WRITTEN], results[RESULT_REMAINING], body,
+  return complete(res, results[RESULT_WRITTEN], results[RESULT_REMAINING], parts,
                   typeof callback === 'function' ? callback : undefined);
 }
 
@@ -859,7 +862,9 @@ function endQueuedData(res, data, encoding, callback) {
  * as one body for the addon: one latin1 string, or bytes; where the tick
  * left one entry of bytes still last in the slab, the last chunk goes
  * into the slab behind it (no copy). Other entries (split where a slab
- * filled, Buffer chunks) are joined into a new Buffer.
+ * filled, Buffer chunks) are given as an array of Buffers to join: the
+ * caller's Buffer chunks as they are (views of their memory), the strings
+ * copied, the slab's bytes as views.
  */
 function queuedBody(buffered, from) {
   if (from === buffered.length - 1) {
@@ -878,7 +883,7 @@ function queuedBody(buffered, from) {
     parts.push(typeof chunk === 'string' ? Buffer.from(chunk, 'latin1') : chunk);
   }
   parts.push(Buffer.from(LAST_CHUNK, 'latin1'));
-  return Buffer.concat(parts);
+  return parts;
 }
 
 // end()'s last chunk without trailers, as Node's end() sends it.

@@ -57,6 +57,7 @@ const SUITES = {
   loading: 'test/loading.test.js',
   'peer-faults': 'test/peer-faults.test.js',
   pipeline: 'test/pipeline.test.js',
+  backpressure: 'test/backpressure.test.js',
 };
 const COPY = [
   'binding.gyp', 'package.json', 'register.js', 'lib', 'src', 'test/matrix-harness.js', 'test/helpers',
@@ -404,6 +405,22 @@ const MUTANTS = [
     from: "    parts.push(typeof chunk === 'string' ? Buffer.from(chunk, 'latin1') : chunk);\n",
     to: "    if (entry instanceof QueuedBytes || typeof chunk === 'string') parts.push(typeof chunk === 'string' ? Buffer.from(chunk, 'latin1') : chunk);\n",
     suites: ['stream'],
+  },
+  {
+    name: 'queued-end-rest-from-copy',
+    what: 'Node 18-22: end() after a tick\'s Buffer writes hands what writev(2) left over from its joined copy, where Node\'s writev() sends it from the caller\'s Buffers as they are then',
+    file: 'lib/stream.js',
+    from: '  return complete(res, results[RESULT_WRITTEN], results[RESULT_REMAINING], parts,\n',
+    to: '  return complete(res, results[RESULT_WRITTEN], results[RESULT_REMAINING], body,\n',
+    suites: ['backpressure'],
+  },
+  {
+    name: 'joined-rest-views-from-start',
+    what: 'a partial write of a body joined from parts hands over each part it reaches from the part\'s start, not from where writev(2) stopped',
+    file: 'lib/complete.js',
+    from: '      const from = Math.max(start - at, 0);\n',
+    to: '      const from = 0;\n',
+    suites: ['backpressure'],
   },
   {
     name: 'queued-end-units-unchecked',

@@ -324,7 +324,38 @@ function asciiWritesThenEnd(write, end) {
   };
 }
 
+/**
+ * A handler: `write` calls in one tick of a Buffer, a string and a
+ * Uint8Array, then `end` without data; the Buffers are changed after
+ * `end`. Node's writev() of the queued writes reads a Buffer when the
+ * kernel takes it, so what it had not taken goes out as changed.
+ */
+function buffersChangedAfterEnd(write, end) {
+  return (res, cb) => {
+    const first = Buffer.from('a'.repeat(3000), 'latin1');
+    const second = new Uint8Array(Buffer.from('b'.repeat(2000), 'latin1'));
+    res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
+    res[write](first);
+    res[write]('text between the Buffers ');
+    res[write](second);
+    res[end](cb);
+    first.fill(0x41);
+    second.subarray(500).fill(0x42);
+  };
+}
+
 const fullSocketCases = [
+  {
+    // Node 18 to 22: the tick's Buffer chunks are joined into the body
+    // fastEnd() writes (lib/stream.js endQueued()); the kernel takes none
+    // of it, and the rest goes to socket.write() as views of the parts, so
+    // the Buffers changed after fastEnd() go out as changed, as Node's
+    // (until 2026-12-07 the joined copy went: found by a break-it check).
+    name: 'fastWrite() of Buffer chunks in one tick, then fastEnd(), the Buffers changed after it',
+    skip: !ENDS_QUEUED_WRITES && 'Node 18 to 22: a tick\'s chunks wait in the socket\'s queue there',
+    fast: buffersChangedAfterEnd('fastWrite', 'fastEnd'),
+    node: buffersChangedAfterEnd('write', 'end'),
+  },
   {
     // Node 18 to 22: the tick's framed chunks wait in the socket's queue as
     // one entry of bytes, and fastEnd() writes them with the last chunk
@@ -515,3 +546,96 @@ for (const c of fullSocketCases) {
     assert.deepEqual(fast.events, ['prefinish', 'finish', 'close']);
   });
 }
+
+// ---------------------------------------------------------------------------
+// Node 18 to 22: a tick's Buffer chunks, larger together than the kernel
+// buffers, ended by fastEnd(): writev(2) takes part of the joined body
+// (lib/stream.js endQueued()), and the rest goes to socket.write() as
+// views of the parts it was joined from. Node's writev() of the same
+// queued writes reads each Buffer when the kernel takes it, so Buffers the
+// application changes after end() go out as changed from where the first
+// write stopped: the client receives the bytes as they were up to that
+// point and as changed after it, on both paths (until 2026-12-07 the
+// package sent its joined copy: found by a break-it check).
+
+/** The wire bytes of buffersChangedRun()'s response after `head`. */
+function framedBody(head, first, text, second) {
+  const frame = (bytes) => [Buffer.from(`${bytes.length.toString(16)}\r\n`, 'latin1'), bytes, Buffer.from('\r\n')];
+  return Buffer.concat([head, ...frame(first), ...frame(Buffer.from(text, 'latin1')), ...frame(second),
+    Buffer.from('0\r\n\r\n')]);
+}
+
+/**
+ * One response written with `write` (a Buffer, a string, a Buffer) and
+ * `end` in one tick, each Buffer `size` bytes, changed after `end`; the
+ * client reads only after the handler returned. Returns the bytes the
+ * client received, the first write's result and the stats counted.
+ */
+async function buffersChangedRun(write, end, size) {
+  const text = 'text between the Buffers ';
+  const first = Buffer.alloc(size, 0x61);
+  const second = Buffer.alloc(size, 0x62);
+  const called = deferred();
+  const seen = {};
+  const server = await listen((req, res) => {
+    const s0 = fastResponse.stats();
+    res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
+    res[write](first);
+    res[write](text);
+    res[write](second);
+    res[end]();
+    seen.written = results[layout.RESULT_WRITTEN];
+    const s1 = fastResponse.stats();
+    seen.statsDelta = { fast: s1.fast - s0.fast, partial: s1.partial - s0.partial };
+    first.fill(0x41);
+    second.fill(0x42);
+    called.resolve();
+  }, { highWaterMark: 4 * size });
+  let socket;
+  try {
+    socket = await connect(server.address().port);
+    socket.pause();
+    socket.write('GET / HTTP/1.1\r\nHost: t\r\n\r\n');
+    await withTimeout(called.promise, WAIT_MS, 'the server handler');
+    const chunks = [];
+    let tail = Buffer.alloc(0);
+    const total = deferred();
+    socket.on('data', (chunk) => {
+      chunks.push(chunk);
+      tail = Buffer.concat([tail, chunk]).subarray(-5);
+      if (tail.toString('latin1') === '0\r\n\r\n') total.resolve(Buffer.concat(chunks));
+    });
+    socket.resume();
+    seen.bytes = await withTimeout(total.promise, WAIT_MS, 'the client reading the response');
+  } finally {
+    socket?.destroy();
+    await closeServer(server);
+  }
+  const headEnd = seen.bytes.indexOf('\r\n\r\n') + 4;
+  const head = seen.bytes.subarray(0, headEnd);
+  const before = (byte) => Buffer.alloc(size, byte);
+  seen.before = framedBody(head, before(0x61), text, before(0x62));
+  seen.after = framedBody(head, before(0x41), text, before(0x42));
+  return seen;
+}
+
+test('fastWrite() of Buffers larger than the kernel buffers in one tick, then fastEnd(), the Buffers changed after it: ' +
+     'the rest goes out from them as changed, as Node\'s', {
+  skip: !ENDS_QUEUED_WRITES && 'Node 18 to 22: a tick\'s chunks wait in the socket\'s queue there',
+}, async () => {
+  const size = Math.ceil(kernelBound / 2) + MiB;
+  const fast = await buffersChangedRun('fastWrite', 'fastEnd', size);
+  const node = await buffersChangedRun('write', 'end', size);
+  assert.deepEqual(fast.statsDelta, { fast: 0, partial: 1 });
+  assert.ok(fast.written > 0 && fast.written < fast.before.length, `writev(2) took part: ${fast.written}`);
+  // Node's: the bytes as they were up to some point, as changed after it.
+  assert.equal(node.bytes.length, node.before.length);
+  let cut = 0;
+  while (cut < node.bytes.length && node.bytes[cut] === node.before[cut]) cut++;
+  assert.ok(cut < node.bytes.length, "Node's client received bytes changed after end()");
+  assert.ok(node.bytes.subarray(cut).equals(node.after.subarray(cut)), "Node's: as changed from the first change on");
+  // The package's: the same, cut where its writev(2) stopped.
+  const expected = Buffer.concat([fast.before.subarray(0, fast.written), fast.after.subarray(fast.written)]);
+  assert.equal(fast.bytes.length, expected.length);
+  assert.ok(fast.bytes.equals(expected), 'as they were up to the bytes writev(2) took, as changed after');
+});

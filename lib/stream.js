@@ -803,9 +803,9 @@ function endQueued(res, callback) {
 
 /**
  * Node 18 to 22, in place of Node's end(data) of `res` (`res.fastEnd()`,
- * or end() under patchEnd) with a string `data`, after write() calls of
+ * or end() under patchEnd) with a string or bytes `data`, after write() calls of
  * this tick left their framed chunks in the socket's queue (`queued`):
- * `data` framed as this module frames a write()'s string chunk, then
+ * `data` framed as this module frames a write()'s chunk, then
  * endQueued(). Node's end(data) corks the socket, frames the chunk with
  * write_() (the four socket writes of a write(), with Node's no-op
  * callback, without write()'s cork for the tick or its needDrain), then
@@ -818,13 +818,15 @@ function endQueued(res, callback) {
  * null: the socket's current response, not finished or destroyed, no
  * strictContentLength, nothing in outputData, Node's _send(); a string
  * under FRAMED_STRING_LIMIT in an encoding whose units are its bytes or
- * UTF-8), the head sent with a chunked body, and the socket corked (by a
+ * UTF-8, or a non-empty Uint8Array: its size line, the bytes as they are
+ * and CRLF, writeFramed()), the head sent with a chunked body, and the socket corked (by a
  * write() of this tick, which set `queued`, or by the user: Node's end()
  * fully uncorks it, so the socket's earlier queued writes leave with the
  * data either way).
  *
  * @param {import('http').ServerResponse} res
- * @param {*} data end()'s first argument (a non-empty string here).
+ * @param {*} data end()'s first argument (a non-empty string or
+ *   Uint8Array here).
  * @param {*} [encoding] end()'s second argument.
  * @param {Function} [callback] end()'s callback.
  * @returns {import('http').ServerResponse|null} `res` (what Node's end()
@@ -832,8 +834,10 @@ function endQueued(res, callback) {
  *   the same arguments.
  */
 function endQueuedData(res, data, encoding, callback) {
-  if (!ENDS_QUEUED_WRITES || queued === null || typeof data !== 'string' || data.length === 0 ||
-      data.length >= FRAMED_STRING_LIMIT) {
+  if (!ENDS_QUEUED_WRITES || queued === null) return null;
+  const bytes = data instanceof Uint8Array;
+  if (bytes ? data.byteLength === 0 : typeof data !== 'string' || data.length === 0 ||
+    data.length >= FRAMED_STRING_LIMIT) {
     return null;
   }
   let enc = encoding;
@@ -848,8 +852,10 @@ function endQueuedData(res, data, encoding, callback) {
   const kind = bodyKind(data, enc);
   if (typeof kind === 'string' || kind === -1) return null;
   // (No callback: Node's write_() from end() gives the chunk's last
-  // socket write its own no-op, as writeFramedString() gives none.)
-  writeFramedString(res, socket, data, kind, undefined);
+  // socket write its own no-op, as writeFramedString() and writeFramed()
+  // give none.)
+  if (bytes) writeFramed(res, socket, data, data.byteLength, null, undefined);
+  else writeFramedString(res, socket, data, kind, undefined);
   const ended = endQueued(res, cb);
   if (ended !== null) return ended;
   countFallback(R.HEAD_SENT, res, data);

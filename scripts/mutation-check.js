@@ -394,7 +394,7 @@ const MUTANTS = [
     name: 'queued-end-data-dropped',
     what: 'Node 18-22: end(data) after a tick\'s writes ends the queued chunks without framing the data',
     file: 'lib/stream.js',
-    from: '  writeFramedString(res, socket, data, kind, undefined);\n',
+    from: '  else writeFramedString(res, socket, data, kind, undefined);\n',
     to: '',
     suites: ['stream'],
   },
@@ -404,6 +404,14 @@ const MUTANTS = [
     file: 'lib/stream.js',
     from: "    parts.push(typeof chunk === 'string' ? Buffer.from(chunk, 'latin1') : chunk);\n",
     to: "    if (entry instanceof QueuedBytes || typeof chunk === 'string') parts.push(typeof chunk === 'string' ? Buffer.from(chunk, 'latin1') : chunk);\n",
+    suites: ['stream'],
+  },
+  {
+    name: 'queued-end-bytes-data-unframed',
+    what: 'Node 18-22: end(Buffer) after a tick\'s writes queues the bytes without their size line and CRLF',
+    file: 'lib/stream.js',
+    from: '  if (bytes) writeFramed(res, socket, data, data.byteLength, null, undefined);\n',
+    to: '  if (bytes) socket.write(data, nop);\n',
     suites: ['stream'],
   },
   {

@@ -657,6 +657,61 @@ for (const mode of ['fast', 'fastEnd', 'patched']) {
             { writes: 13, fast: 0, fallback: { 'head-sent': 8 } }),
       }));
 
+    test('writes in one tick, then end(Buffer): the bytes framed with the queued chunks and the last chunk', () =>
+      differential({
+        mode,
+        serverOptions: { highWaterMark: 16 * 1024 },
+        request: [get(), get(), get(), get(), get(), get(), get('/', 'Connection: close\r\n')],
+        expect: { responses: 7 },
+        handler: (req, res, ctx) => {
+          const i = ctx.index;
+          res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
+          const ended = (r) => ctx.record('end() returned the response', r === res);
+          if (i === 0) {
+            for (let k = 0; k < 3; k++) writing(ctx, res, String.fromCharCode(97 + k).repeat(1024));
+            ended(ctx.api.end(res, Buffer.alloc(1024, 0x7a)));
+          } else if (i === 1) {
+            writing(ctx, res, Buffer.from('a Buffer first '));
+            writing(ctx, res, 'then text ');
+            ended(ctx.api.end(res, new Uint8Array(Buffer.from('a Uint8Array last')).subarray(2), ctx.callback('ended')));
+          } else if (i === 2) {
+            writing(ctx, res, 'x'.repeat(600));
+            // (An encoding with bytes is ignored, as the socket ignores it.)
+            ended(ctx.api.end(res, Buffer.from('bytes, hex named'), 'hex', ctx.callback('ended hex')));
+          } else if (i === 3) {
+            writing(ctx, res, 'x'.repeat(600));
+            writing(ctx, res, 'with a callback', ctx.callback('written'));
+            ended(ctx.api.end(res, Buffer.from('after a callback')));
+          } else if (i === 4) {
+            // The socket 20 units short of its highWaterMark before
+            // end(Buffer): the bytes framed (16 units) and the last chunk
+            // (5) reach it.
+            writing(ctx, res, 'h'.repeat(res.socket.writableHighWaterMark - 20 - res._header.length - 8));
+            ctx.record('queued before end(Buffer)', res.socket.writableLength);
+            ended(ctx.api.end(res, Buffer.from('past the mark')));
+          } else if (i === 5) {
+            writing(ctx, res, 'on a tick before');
+            return new Promise((resolve) => setImmediate(() => {
+              ended(ctx.api.end(res, Buffer.from('a later tick'), ctx.callback('ended later')));
+              resolve();
+            }));
+          } else {
+            writing(ctx, res, 'c'.repeat(900));
+            ended(ctx.api.end(res, Buffer.alloc(3000, 0x31)));
+          }
+        },
+        // (Node 24+: end() writes the tick's collected chunks natively,
+        // lib/chunked-buffer.js; a Buffer write() is Node's.)
+        ...(NODE_COLLECTS_TICK_CHUNKS ?
+          {
+            writes: mode === 'patched' ? 0 : 6,
+            fast: 6,
+            fallback: mode === 'patched' ? { 'head-sent': 1 } : { 'node-combines-chunks': 1, 'head-sent': 1 },
+          } :
+          ENDS_QUEUED_WRITES ? { writes: 11, fast: 4, fallback: { 'head-sent': 3 } } :
+            { writes: 11, fast: 0, fallback: { 'head-sent': 7 } }),
+      }));
+
     test('user cork() and uncork() around the writes', () =>
       differential({
         mode,

@@ -55,7 +55,7 @@ const { Writable } = require('node:stream');
 const { Buffer } = require('node:buffer');
 
 const {
-  BODY_KIND_MASK, BODY_LATIN1, BODY_BYTES, ARG_FD, ARG_WRITER, ARG_BODY_FLAGS, ARG_BODY_UNITS, ARG_BODY_TAG,
+  BODY_KIND_MASK, BODY_LATIN1, BODY_UTF8, BODY_BYTES, ARG_FD, ARG_WRITER, ARG_BODY_FLAGS, ARG_BODY_UNITS, ARG_BODY_TAG,
   ARG_HEAD_UNITS, RESULT_WRITTEN, RESULT_REMAINING,
 } = layout;
 
@@ -768,27 +768,37 @@ function endQueued(res, callback) {
       buffered[buffered.length - 1] !== queued) {
     return null;
   }
-  // Each entry's bytes are its units in the socket's length: a Buffer
-  // chunk whose ArrayBuffer was detached (transferred) after its write()
-  // has none left (Node's end() sends it empty; Buffer.concat() would
-  // throw on Node 18 and 20: found by a break-it check).
-  let bytes = 0;
+  // Each entry's units (a string's length, as the socket counted them;
+  // bytes otherwise) sum to the socket's length: a Buffer chunk whose
+  // ArrayBuffer was detached (transferred) after its write() has no bytes
+  // left (Node's end() sends it empty; Buffer.concat() would throw on Node
+  // 18 and 20: found by a break-it check).
+  let units = 0;
+  let utf8 = false;
   for (let i = state.bufferedIndex; i < buffered.length; i++) {
     const entry = buffered[i];
     if (entry.callback !== nop) return null;
-    if (entry instanceof QueuedBytes) bytes += entry.end - entry.start;
-    else if (entry.encoding === 'latin1') bytes += entry.chunk.length;
-    else if (entry.encoding === 'buffer') bytes += entry.chunk.byteLength;
-    else return null;
+    if (entry instanceof QueuedBytes) {
+      units += entry.end - entry.start;
+    } else if (entry.encoding === 'latin1') {
+      units += entry.chunk.length;
+    } else if (entry.encoding === 'buffer') {
+      units += entry.chunk.byteLength;
+    } else if (entry.encoding === 'utf8' && typeof entry.chunk === 'string') {
+      units += entry.chunk.length;
+      utf8 = true;
+    } else {
+      return null;
+    }
   }
-  if (bytes !== state.length) return null;
+  if (units !== state.length) return null;
   const fd = socketRefusal(socket) ?? handleFd(socket);
   if (typeof fd === 'string') return null;
   // (Joined from parts: where the kernel takes part of it, the rest goes
   // to the socket as views of the parts, the caller's Buffers among them.)
   const parts = queuedBody(buffered, state.bufferedIndex);
   const body = Array.isArray(parts) ? Buffer.concat(parts) : parts;
-  args[ARG_BODY_FLAGS] = typeof body === 'string' ? BODY_LATIN1 : BODY_BYTES;
+  args[ARG_BODY_FLAGS] = typeof body === 'string' ? (utf8 ? BODY_UTF8 : BODY_LATIN1) : BODY_BYTES;
   args[ARG_BODY_UNITS] = typeof body === 'string' ? body.length : 0;
   takeQueued(state, state.length);
   forgetQueued();
@@ -835,9 +845,12 @@ function endQueued(res, callback) {
  */
 function endQueuedData(res, data, encoding, callback) {
   if (!ENDS_QUEUED_WRITES || queued === null) return null;
+  // (Bytes whose length is not their byteLength, a length property of
+  // their own, are Node's: its write_() frames a chunk whose length is
+  // not 0, its byteLength in the size line.)
   const bytes = data instanceof Uint8Array;
-  if (bytes ? data.byteLength === 0 : typeof data !== 'string' || data.length === 0 ||
-    data.length >= FRAMED_STRING_LIMIT) {
+  if (bytes ? data.byteLength === 0 || data.length !== data.byteLength :
+    typeof data !== 'string' || data.length === 0 || data.length >= FRAMED_STRING_LIMIT) {
     return null;
   }
   let enc = encoding;
@@ -875,8 +888,9 @@ function endQueuedData(res, data, encoding, callback) {
 function queuedBody(buffered, from) {
   if (from === buffered.length - 1) {
     const entry = buffered[from];
-    if (!(entry instanceof QueuedBytes)) return entry.chunk + LAST_CHUNK;
-    if (entry.view === null && entry.slab === slab && entry.end === slabUsed &&
+    if (!(entry instanceof QueuedBytes)) {
+      if (typeof entry.chunk === 'string') return entry.chunk + LAST_CHUNK;
+    } else if (entry.view === null && entry.slab === slab && entry.end === slabUsed &&
         SLAB_SIZE - slabUsed >= LAST_CHUNK.length) {
       slabUsed = entry.end = putLatin1(LAST_CHUNK, entry.end);
       return entry.chunk;
@@ -886,7 +900,9 @@ function queuedBody(buffered, from) {
   for (let i = from; i < buffered.length; i++) {
     const entry = buffered[i];
     const chunk = entry.chunk;
-    parts.push(typeof chunk === 'string' ? Buffer.from(chunk, 'latin1') : chunk);
+    // (A string in its own encoding: each encoded apart, as the socket's
+    // writev() encodes each entry.)
+    parts.push(typeof chunk === 'string' ? Buffer.from(chunk, entry.encoding) : chunk);
   }
   parts.push(Buffer.from(LAST_CHUNK, 'latin1'));
   return parts;

@@ -344,6 +344,17 @@ function buffersChangedAfterEnd(write, end) {
   };
 }
 
+/** A handler: `write` calls without callbacks in one tick, text beyond ASCII, then `end` without data. */
+function utf8WritesThenEnd(write, end) {
+  return (res, cb) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
+    res[write]('premi\u00e8re ');
+    res[write](smallString.slice(0, 3000));
+    res[write]('d\u00e9j\u00e0 '.repeat(100));
+    res[end](cb);
+  };
+}
+
 const fullSocketCases = [
   {
     // Node 18 to 22: the tick's Buffer chunks are joined into the body
@@ -365,6 +376,16 @@ const fullSocketCases = [
     skip: !ENDS_QUEUED_WRITES && 'Node 18 to 22: a tick\'s chunks wait in the socket\'s queue there',
     fast: asciiWritesThenEnd('fastWrite', 'fastEnd'),
     node: asciiWritesThenEnd('write', 'end'),
+  },
+  {
+    // Node 18 to 22: strings beyond ASCII wait in the socket's queue as
+    // one UTF-8 string, which fastEnd() has the addon encode and write
+    // with the last chunk; the kernel takes none of it, and the whole
+    // goes to socket.write() as bytes.
+    name: 'fastWrite() in one tick (UTF-8 beyond ASCII), then fastEnd(): the queued string',
+    skip: !ENDS_QUEUED_WRITES && 'Node 18 to 22: a tick\'s chunks wait in the socket\'s queue there',
+    fast: utf8WritesThenEnd('fastWrite', 'fastEnd'),
+    node: utf8WritesThenEnd('write', 'end'),
   },
   {
     // Node 24 and later collect the tick's writes; the package's end()

@@ -100,10 +100,15 @@ const ways = {
 /**
  * Whether the fast run of `way` writes `body` itself: always, but for
  * fastWrite, whose chunks the addon writes on Node 24 and later up to
- * 64 KiB (lib/chunked-buffer.js MAX_WRITTEN_BYTES), Node's past it.
+ * 64 KiB (lib/chunked-buffer.js MAX_WRITTEN_BYTES), Node's past it, and
+ * on Node 18 to 22 with fastEnd() while the tick's queued chunks stay
+ * under the socket's highWaterMark (lib/stream.js endQueued(); 16 KiB on
+ * Node 18 and 20), Node's past it.
  */
 function writesItself(way, body) {
-  return way !== 'fastWrite' || (FRAMES_CHUNK && byteLength(body) <= 64 * 1024);
+  if (way !== 'fastWrite') return true;
+  if (FRAMES_CHUNK) return byteLength(body) <= 64 * 1024;
+  return ENDS_QUEUED_WRITES && byteLength(body) < 16 * 1024 - 64;
 }
 
 // ---------------------------------------------------------------------------

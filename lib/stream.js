@@ -800,15 +800,29 @@ function endQueued(res, callback) {
   const body = Array.isArray(parts) ? Buffer.concat(parts) : parts;
   args[ARG_BODY_FLAGS] = typeof body === 'string' ? (utf8 ? BODY_UTF8 : BODY_LATIN1) : BODY_BYTES;
   args[ARG_BODY_UNITS] = typeof body === 'string' ? body.length : 0;
-  takeQueued(state, state.length);
-  forgetQueued();
   args[ARG_FD] = fd;
   args[ARG_WRITER] = -1;
   args[ARG_BODY_TAG] = 0;
   args[ARG_HEAD_UNITS] = 0;
   binding.writeRendered('', body);
-  return complete(res, results[RESULT_WRITTEN], results[RESULT_REMAINING], parts,
-                  typeof callback === 'function' ? callback : undefined);
+  const written = results[RESULT_WRITTEN];
+  const remaining = results[RESULT_REMAINING];
+  // UTF-8 strings the kernel took none of (EAGAIN): the queue is left to
+  // Node's end(), which counts them in UTF-16 units as it sends them,
+  // where the addon's rest would go to the socket as bytes (a break-it
+  // check found writableLength, needDrain and a 'drain' Node never emits).
+  if (utf8 && written === 0 && remaining !== 0) {
+    binding.pending();
+    return null;
+  }
+  takeQueued(state, state.length);
+  forgetQueued();
+  const ended = complete(res, written, remaining, parts, typeof callback === 'function' ? callback : undefined);
+  // Part of them taken: their rest, as bytes, may reach the socket's
+  // highWaterMark where their units did not; Node's writev() of the tick
+  // asks for no 'drain' (this function refuses where its last chunk would).
+  if (utf8 && remaining !== 0) state.needDrain = false;
+  return ended;
 }
 
 /**

@@ -431,11 +431,19 @@ const MUTANTS = [
     suites: ['stream'],
   },
   {
+    name: 'queued-end-utf8-refused-handed-over',
+    what: 'Node 18-22: a tick of UTF-8 strings the kernel took none of is handed over as bytes (writableLength in bytes, a \'drain\' Node never emits) instead of left to Node\'s end()',
+    file: 'lib/stream.js',
+    from: '  if (utf8 && written === 0 && remaining !== 0) {\n',
+    to: '  if (false) {\n',
+    suites: ['backpressure'],
+  },
+  {
     name: 'queued-end-rest-from-copy',
     what: 'Node 18-22: end() after a tick\'s Buffer writes hands what writev(2) left over from its joined copy, where Node\'s writev() sends it from the caller\'s Buffers as they are then',
     file: 'lib/stream.js',
-    from: '  return complete(res, results[RESULT_WRITTEN], results[RESULT_REMAINING], parts,\n',
-    to: '  return complete(res, results[RESULT_WRITTEN], results[RESULT_REMAINING], body,\n',
+    from: "  const ended = complete(res, written, remaining, parts, typeof callback === 'function' ? callback : undefined);\n",
+    to: "  const ended = complete(res, written, remaining, body, typeof callback === 'function' ? callback : undefined);\n",
     suites: ['backpressure'],
   },
   {

@@ -439,6 +439,14 @@ const MUTANTS = [
     suites: ['backpressure'],
   },
   {
+    name: 'queued-end-utf8-rest-asks-drain',
+    what: 'Node 18-22: the rest of a tick\'s UTF-8 strings handed over as bytes leaves the socket asking for a \'drain\' Node\'s writev() of the tick does not',
+    file: 'lib/stream.js',
+    from: '  if (utf8 && remaining !== 0) state.needDrain = false;\n',
+    to: '',
+    suites: ['backpressure'],
+  },
+  {
     name: 'queued-end-rest-from-copy',
     what: 'Node 18-22: end() after a tick\'s Buffer writes hands what writev(2) left over from its joined copy, where Node\'s writev() sends it from the caller\'s Buffers as they are then',
     file: 'lib/stream.js',

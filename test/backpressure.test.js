@@ -582,6 +582,32 @@ for (const c of fullSocketCases) {
 // point and as changed after it, on both paths (until 2026-12-07 the
 // package sent its joined copy: found by a break-it check).
 
+/**
+ * One GET to `server` from a client that reads nothing until the handler
+ * has returned (`called` resolved), then reads the response to its last
+ * chunk; returns the bytes received.
+ */
+async function readAfterHandler(server, called) {
+  const socket = await connect(server.address().port);
+  try {
+    socket.pause();
+    socket.write('GET / HTTP/1.1\r\nHost: t\r\n\r\n');
+    await withTimeout(called.promise, WAIT_MS, 'the server handler');
+    const chunks = [];
+    let tail = Buffer.alloc(0);
+    const total = deferred();
+    socket.on('data', (chunk) => {
+      chunks.push(chunk);
+      tail = Buffer.concat([tail, chunk]).subarray(-5);
+      if (tail.toString('latin1') === '0\r\n\r\n') total.resolve(Buffer.concat(chunks));
+    });
+    socket.resume();
+    return await withTimeout(total.promise, WAIT_MS, 'the client reading the response');
+  } finally {
+    socket.destroy();
+  }
+}
+
 /** The wire bytes of buffersChangedRun()'s response after `head`. */
 function framedBody(head, first, text, second) {
   const frame = (bytes) => [Buffer.from(`${bytes.length.toString(16)}\r\n`, 'latin1'), bytes, Buffer.from('\r\n')];
@@ -615,24 +641,9 @@ async function buffersChangedRun(write, end, size) {
     second.fill(0x42);
     called.resolve();
   }, { highWaterMark: 4 * size });
-  let socket;
   try {
-    socket = await connect(server.address().port);
-    socket.pause();
-    socket.write('GET / HTTP/1.1\r\nHost: t\r\n\r\n');
-    await withTimeout(called.promise, WAIT_MS, 'the server handler');
-    const chunks = [];
-    let tail = Buffer.alloc(0);
-    const total = deferred();
-    socket.on('data', (chunk) => {
-      chunks.push(chunk);
-      tail = Buffer.concat([tail, chunk]).subarray(-5);
-      if (tail.toString('latin1') === '0\r\n\r\n') total.resolve(Buffer.concat(chunks));
-    });
-    socket.resume();
-    seen.bytes = await withTimeout(total.promise, WAIT_MS, 'the client reading the response');
+    seen.bytes = await readAfterHandler(server, called);
   } finally {
-    socket?.destroy();
     await closeServer(server);
   }
   const headEnd = seen.bytes.indexOf('\r\n\r\n') + 4;
@@ -690,26 +701,10 @@ async function utf8DrainRun(write, end, units, highWaterMark) {
     seen.statsDelta = { fast: s1.fast - s0.fast, partial: s1.partial - s0.partial };
     called.resolve();
   }, { highWaterMark });
-  let socket;
   try {
-    socket = await connect(server.address().port);
-    socket.pause();
-    socket.write('GET / HTTP/1.1\r\nHost: t\r\n\r\n');
-    await withTimeout(called.promise, WAIT_MS, 'the server handler');
-    let tail = Buffer.alloc(0);
-    let received = 0;
-    const total = deferred();
-    socket.on('data', (chunk) => {
-      received += chunk.length;
-      tail = Buffer.concat([tail, chunk]).subarray(-5);
-      if (tail.toString('latin1') === '0\r\n\r\n') total.resolve();
-    });
-    socket.resume();
-    await withTimeout(total.promise, WAIT_MS, 'the client reading the response');
-    seen.received = received;
+    seen.received = (await readAfterHandler(server, called)).length;
     await new Promise((resolve) => setImmediate(resolve));
   } finally {
-    socket?.destroy();
     await closeServer(server);
   }
   return seen;

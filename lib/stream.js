@@ -727,10 +727,10 @@ function stringBytes(chunk, kind) {
  * of them all.
  *
  * Taken only where nothing would be reordered or counted otherwise: the
- * socket's queued writes are this module's, the tick's entry last, each
- * with its bytes as its units (bytes of the slab, a latin1 string, or a
- * Buffer chunk writeFramed() queued; their sum the socket's length) and
- * no callback, and they are the socket's only pending callbacks (no write
+ * socket's queued writes are this module's, the tick's entry last (bytes
+ * of the slab, a latin1 or UTF-8 string, or a Buffer chunk writeFramed()
+ * queued; their units, a string's length, sum to the socket's length),
+ * with no callback, and they are the socket's only pending callbacks (no write
  * in flight, no callback of an earlier write still due; a tick's entry
  * split where the slab filled is two or more); no write asked for
  * 'drain'; `res` is the socket's current response, its head sent, chunked,
@@ -892,7 +892,7 @@ function endQueuedData(res, data, encoding, callback) {
 /**
  * The bytes of the socket's queued entries from `from` on (latin1 strings,
  * QueuedBytes and Buffer chunks, endQueued() checked) and the last chunk,
- * as one body for the addon: one latin1 string, or bytes; where the tick
+ * as one body for the addon: one string (latin1 or UTF-8), or bytes; where the tick
  * left one entry of bytes still last in the slab, the last chunk goes
  * into the slab behind it (no copy). Other entries (split where a slab
  * filled, Buffer chunks) are given as an array of Buffers to join: the
